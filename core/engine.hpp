@@ -1,0 +1,105 @@
+// The internal engine interface behind boids::World.
+//
+// EngineBase is what World forwards to; EngineT<Real> adds the typed SoA store shared by both
+// steppers. Slot order is engine-defined: the naive stepper keeps id order, the grid engine
+// keeps cell order and a permutation. Virtual dispatch happens once per step or per view,
+// never per boid.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "boids/world.hpp"
+#include "core/model.hpp"
+#include "core/store.hpp"
+
+namespace boids {
+
+/// Pair statistics of the current state, for the benchmark: candidate pairs the engine's
+/// search examines and useful pairs (neighbours actually inside the radius and view cone).
+struct PairCounts {
+  std::uint64_t candidates = 0;
+  std::uint64_t neighbours = 0;
+};
+
+class EngineBase {
+ public:
+  explicit EngineBase(const WorldDef& def) : def_(def) {}
+  virtual ~EngineBase() = default;
+  EngineBase(const EngineBase&) = delete;
+  EngineBase& operator=(const EngineBase&) = delete;
+
+  virtual void step(int count) = 0;
+  virtual std::size_t count() const = 0;
+  virtual Precision precision() const = 0;
+  virtual State state() const = 0;
+  virtual void set_state(const State& s) = 0;
+  virtual std::uint64_t state_hash() const = 0;
+  virtual std::span<const std::uint8_t> kinds() const = 0;
+  virtual std::span<const std::uint32_t> ids() const = 0;
+  /// Name of the kernel path in use, e.g. "scalar", "avx2+fma" (naive: "naive").
+  virtual std::string kernel_name() const = 0;
+  /// Bytes this engine holds per boid (store, buffers, grid share), for the bench.
+  virtual std::size_t bytes_per_boid() const = 0;
+  /// Counts the pairs one step would examine and accept, in a separate (slow) pass over the
+  /// current state; never done inside step().
+  virtual PairCounts count_pairs() const = 0;
+
+  const WorldDef& def() const noexcept { return def_; }
+  std::uint64_t step_count() const noexcept { return steps_; }
+
+ protected:
+  WorldDef def_;
+  std::uint64_t steps_ = 0;
+};
+
+/// Typed engine: owns the store in its own slot order.
+template <class Real>
+class EngineT : public EngineBase {
+ public:
+  explicit EngineT(const WorldDef& def);
+
+  std::size_t count() const override { return s_.n; }
+  Precision precision() const override {
+    return sizeof(Real) == 4 ? Precision::f32 : Precision::f64;
+  }
+  State state() const override;
+  void set_state(const State& s) override;
+  std::uint64_t state_hash() const override;
+  std::span<const std::uint8_t> kinds() const override;
+  std::span<const std::uint32_t> ids() const override;
+
+  /// The store in id order: the store itself when slots are in id order, else a gathered
+  /// copy cached until the next step or set_state.
+  const BoidStore<Real>& id_ordered() const;
+
+  const ModelParams<Real>& params() const noexcept { return m_; }
+
+ protected:
+  /// Slot of the boid with the given id rank, or nullptr when slots are in id order.
+  virtual const std::uint32_t* slot_of_rank() const { return nullptr; }
+  /// Called after set_state() rewrote s_ in id order: engines re-derive their caches.
+  virtual void on_state_replaced() {}
+  void invalidate_cache() { cache_valid_ = false; }
+
+  ModelParams<Real> m_;
+  BoidStore<Real> s_;
+
+ private:
+  mutable BoidStore<Real> cache_;
+  mutable bool cache_valid_ = false;
+};
+
+/// Fills `s` (already resized, ids set) with the deterministic initial state of `def`.
+template <class Real>
+void init_state(const WorldDef& def, BoidStore<Real>& s);
+
+/// FNV-1a 64 over bytes, chainable.
+std::uint64_t fnv1a(const void* data, std::size_t bytes,
+                    std::uint64_t h = 0xcbf29ce484222325ull);
+
+extern template class EngineT<float>;
+extern template class EngineT<double>;
+
+}  // namespace boids

@@ -1,0 +1,179 @@
+// The standard model: the per-pair neighbour test and the per-boid update, written once as
+// scalar templates and shared by the naive stepper and the grid engine, so both engines run
+// literally the same arithmetic outside the neighbour sums. docs/model.md has the equations;
+// the numbers in comments below refer to its steps.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "boids/world_def.hpp"
+
+namespace boids {
+
+/// One kind's parameters converted to the state type, with derived constants precomputed.
+template <class Real>
+struct KindParams {
+  Real radius, radius2;          // r, r^2
+  Real sep_radius2;              // r_s^2
+  bool full_view;                // view_angle >= 360
+  Real cos_half_view;            // cos(theta/2)
+  Real w_sep, w_ali, w_coh;
+  Real max_speed, min_speed, max_force;
+};
+
+template <class Real>
+struct ModelParams {
+  int dims = 3;
+  Boundary boundary = Boundary::wrap;
+  Real size = 0, inv_size = 0, dt = 0;
+  KindParams<Real> kind[kKindCount];
+
+  static ModelParams from_def(const WorldDef& d) {
+    ModelParams m;
+    m.dims = d.dims;
+    m.boundary = d.boundary;
+    m.size = Real(d.size);
+    m.inv_size = Real(1.0 / d.size);
+    m.dt = Real(d.dt);
+    for (int k = 0; k < kKindCount; ++k) {
+      const RuleDef& r = d.kinds[k].rules;
+      const MotionDef& mo = d.kinds[k].motion;
+      KindParams<Real>& p = m.kind[k];
+      p.radius = Real(r.radius);
+      p.radius2 = Real(r.radius * r.radius);
+      p.sep_radius2 = Real(r.separation_radius * r.separation_radius);
+      p.full_view = r.view_angle >= 360.0;
+      p.cos_half_view = Real(std::cos(r.view_angle * 0.5 * 3.14159265358979323846 / 180.0));
+      p.w_sep = Real(r.separation);
+      p.w_ali = Real(r.alignment);
+      p.w_coh = Real(r.cohesion);
+      p.max_speed = Real(mo.max_speed);
+      p.min_speed = Real(mo.min_speed);
+      p.max_force = Real(mo.max_force);
+    }
+    return m;
+  }
+};
+
+/// Sums over the neighbours of one boid (step 3 before dividing by k).
+template <class Real>
+struct FlockSums {
+  Real d[3] = {0, 0, 0};    // sum of d_ij
+  Real v[3] = {0, 0, 0};    // sum of v_j
+  Real sep[3] = {0, 0, 0};  // sum of -d_ij / |d_ij|^2 over 0 < |d_ij| < r_s
+  std::int32_t k = 0;       // neighbour count
+};
+
+/// Step 1: minimum-image displacement component in a wrapping world.
+template <class Real>
+inline Real min_image(Real d, Real size, Real inv_size) {
+  return d - size * std::nearbyint(d * inv_size);
+}
+
+/// Steps 1-2 for one ordered pair (i sees j) and its contribution to the sums. `d` is
+/// p_j - p_i after the minimum image; `vi_len` is |v_i| (computed once per boid).
+template <class Real, int D>
+inline void accumulate_pair(const KindParams<Real>& kp, const Real* d, const Real* vi,
+                            Real vi_len, const Real* vj, FlockSums<Real>& s) {
+  Real dist2 = 0;
+  for (int c = 0; c < D; ++c) dist2 += d[c] * d[c];
+  if (!(dist2 < kp.radius2)) return;
+  if (!kp.full_view && vi_len > Real(0)) {
+    Real dot = 0;
+    for (int c = 0; c < D; ++c) dot += d[c] * vi[c];
+    if (!(dot >= std::sqrt(dist2) * vi_len * kp.cos_half_view)) return;
+  }
+  s.k += 1;
+  for (int c = 0; c < D; ++c) {
+    s.d[c] += d[c];
+    s.v[c] += vj[c];
+  }
+  if (dist2 > Real(0) && dist2 < kp.sep_radius2) {
+    const Real inv = Real(1) / dist2;
+    for (int c = 0; c < D; ++c) s.sep[c] -= d[c] * inv;
+  }
+}
+
+/// Step 4 before the clamp: the weighted flocking force from the sums.
+template <class Real, int D>
+inline void flock_force(const KindParams<Real>& kp, const FlockSums<Real>& s, const Real* vi,
+                        Real* force) {
+  if (s.k == 0) {
+    for (int c = 0; c < D; ++c) force[c] = 0;
+    return;
+  }
+  const Real inv_k = Real(1) / Real(s.k);
+  for (int c = 0; c < D; ++c) {
+    const Real coh = s.d[c] * inv_k;
+    const Real ali = s.v[c] * inv_k - vi[c];
+    force[c] = kp.w_sep * s.sep[c] + kp.w_ali * ali + kp.w_coh * coh;
+  }
+}
+
+/// Steps 4 (clamp), 5 and 6: turns a total steering force into the new velocity and
+/// position, applying the speed limits and the boundary. Never produces NaN or Inf from
+/// finite input: every division is guarded by a strictly positive divisor.
+template <class Real, int D>
+inline void integrate(const ModelParams<Real>& m, const KindParams<Real>& kp, const Real* p,
+                      const Real* v, Real* force, Real* p_out, Real* v_out) {
+  Real f2 = 0;
+  for (int c = 0; c < D; ++c) f2 += force[c] * force[c];
+  if (f2 > kp.max_force * kp.max_force) {
+    const Real scale = kp.max_force / std::sqrt(f2);
+    for (int c = 0; c < D; ++c) force[c] *= scale;
+  }
+  Real nv[3] = {0, 0, 0};
+  Real s2 = 0;
+  for (int c = 0; c < D; ++c) {
+    nv[c] = v[c] + force[c] * m.dt;
+    s2 += nv[c] * nv[c];
+  }
+  const Real s = std::sqrt(s2);
+  if (s > kp.max_speed) {
+    const Real scale = kp.max_speed / s;
+    for (int c = 0; c < D; ++c) nv[c] *= scale;
+  } else if (s > Real(0) && s < kp.min_speed) {
+    const Real scale = kp.min_speed / s;
+    for (int c = 0; c < D; ++c) nv[c] *= scale;
+  }
+  for (int c = 0; c < D; ++c) {
+    Real x = p[c] + nv[c] * m.dt;
+    if (m.boundary == Boundary::wrap) {
+      x -= m.size * std::floor(x * m.inv_size);
+      // floor can leave x == size for tiny negative x (x + size rounds up): fold it back.
+      if (x >= m.size) x -= m.size;
+      if (x < Real(0)) x = Real(0);
+    } else if (m.boundary == Boundary::reflect) {
+      if (x < Real(0)) {
+        x = -x;
+        nv[c] = -nv[c];
+      } else if (x >= m.size) {
+        x = Real(2) * m.size - x;
+        nv[c] = -nv[c];
+      }
+    }
+    p_out[c] = x;
+    v_out[c] = nv[c];
+  }
+}
+
+/// Per-step data shared by every boid's update, built once per step before the boid loop
+/// by both engines (e.g. global centroids, special agents for the behaviours). Empty for the
+/// standard model.
+template <class Real>
+struct StepContext {};
+
+/// Everything after the neighbour sums for one boid: flocking force, clamps, integration and
+/// boundary. Both engines call exactly this, so they differ only in how the sums were found.
+template <class Real, int D>
+inline void finish_boid(const ModelParams<Real>& m, const StepContext<Real>& /*ctx*/,
+                        std::uint8_t kind, const FlockSums<Real>& sums, const Real* p,
+                        const Real* v, Real* p_out, Real* v_out) {
+  const KindParams<Real>& kp = m.kind[kind];
+  Real force[3] = {0, 0, 0};
+  flock_force<Real, D>(kp, sums, v, force);
+  integrate<Real, D>(m, kp, p, v, force, p_out, v_out);
+}
+
+}  // namespace boids

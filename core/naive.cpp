@@ -1,0 +1,107 @@
+// The naive reference stepper. It is the source of truth the grid engine is tested against,
+// so it is kept deliberately simple: every boid looks at every other boid, in id order, and
+// the new state is written to a second store (synchronous update).
+#include "core/naive.hpp"
+
+namespace boids {
+namespace {
+
+template <class Real>
+class NaiveEngine final : public EngineT<Real> {
+ public:
+  using EngineT<Real>::EngineT;
+
+  void step(int count) override {
+    for (int s = 0; s < count; ++s) {
+      if (this->m_.dims == 2)
+        step_once<2>();
+      else
+        step_once<3>();
+      ++this->steps_;
+    }
+  }
+
+  std::string kernel_name() const override { return "naive"; }
+  std::size_t bytes_per_boid() const override { return 2 * BoidStore<Real>::bytes_per_boid(); }
+
+  PairCounts count_pairs() const override {
+    PairCounts pc;
+    const BoidStore<Real>& s = this->s_;
+    for (std::size_t i = 0; i < s.n; ++i) {
+      const std::int32_t k = sums_for(i).k;
+      for (std::size_t j = 0; j < s.n; ++j) pc.candidates += (j != i && s.kind[j] == s.kind[i]);
+      pc.neighbours += std::uint64_t(k);
+    }
+    return pc;
+  }
+
+ private:
+  FlockSums<Real> sums_for(std::size_t i) const {
+    return this->m_.dims == 2 ? sums_for<2>(i) : sums_for<3>(i);
+  }
+
+  // Steps 1-3 for boid i: every other boid of the same kind, in id order.
+  template <int D>
+  FlockSums<Real> sums_for(std::size_t i) const {
+    const ModelParams<Real>& m = this->m_;
+    const BoidStore<Real>& s = this->s_;
+    const KindParams<Real>& kp = m.kind[s.kind[i]];
+    Real pi[3], vi[3];
+    Real vi2 = 0;
+    for (int c = 0; c < D; ++c) {
+      pi[c] = s.p[c][i];
+      vi[c] = s.v[c][i];
+      vi2 += vi[c] * vi[c];
+    }
+    const Real vi_len = std::sqrt(vi2);
+    FlockSums<Real> sums;
+    for (std::size_t j = 0; j < s.n; ++j) {
+      if (j == i || s.kind[j] != s.kind[i]) continue;
+      Real d[3], vj[3];
+      for (int c = 0; c < D; ++c) {
+        d[c] = s.p[c][j] - pi[c];
+        if (m.boundary == Boundary::wrap) d[c] = min_image(d[c], m.size, m.inv_size);
+        vj[c] = s.v[c][j];
+      }
+      accumulate_pair<Real, D>(kp, d, vi, vi_len, vj, sums);
+    }
+    return sums;
+  }
+
+  template <int D>
+  void step_once() {
+    const ModelParams<Real>& m = this->m_;
+    const BoidStore<Real>& s = this->s_;
+    next_.dims = s.dims;
+    next_.resize(s.n);
+    const StepContext<Real> ctx{};
+    for (std::size_t i = 0; i < s.n; ++i) {
+      Real pi[3], vi[3];
+      for (int c = 0; c < D; ++c) {
+        pi[c] = s.p[c][i];
+        vi[c] = s.v[c][i];
+      }
+      const FlockSums<Real> sums = sums_for<D>(i);
+      Real po[3], vo[3];
+      finish_boid<Real, D>(m, ctx, s.kind[i], sums, pi, vi, po, vo);
+      for (int c = 0; c < D; ++c) {
+        next_.p[c][i] = po[c];
+        next_.v[c][i] = vo[c];
+      }
+      next_.kind[i] = s.kind[i];
+      next_.id[i] = s.id[i];
+    }
+    this->s_.swap(next_);
+  }
+
+  BoidStore<Real> next_;
+};
+
+}  // namespace
+
+std::unique_ptr<EngineBase> make_naive_engine(const WorldDef& def) {
+  if (def.precision == Precision::f64) return std::make_unique<NaiveEngine<double>>(def);
+  return std::make_unique<NaiveEngine<float>>(def);
+}
+
+}  // namespace boids

@@ -1,0 +1,323 @@
+// Scenario reader. The schema is a flat table of "section.key" entries, each with a setter
+// that type-checks the TOML node; unknown keys and sections are refused with the nearest
+// valid name. Range checks live in check_def() so the API and the files share them.
+#include "core/scenario.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "boids/world.hpp"
+#include "core/validate.hpp"
+
+namespace boids {
+
+namespace {
+
+constexpr std::string_view kDefaultScenario = R"(# The built-in default scenario: a 3D periodic box in which a boid has
+# about 30 neighbours on average (density 0.01 per u^3, radius 9).
+[world]
+dims = 3
+size = 100.0
+boundary = "wrap"
+
+[boids]
+count = 10000
+seed = 1
+
+[rules]
+radius = 9.0
+separation_radius = 3.0
+view_angle = 360.0
+separation = 1.5
+alignment = 1.0
+cohesion = 0.2
+
+[motion]
+dt = 0.1
+max_speed = 4.0
+min_speed = 1.0
+max_force = 2.0
+)";
+
+// Where a key's value came from, for messages: "file:line" or "--set key=value".
+struct Origin {
+  std::string where;
+};
+
+using Setter = std::function<void(const toml::node&, const std::string& where)>;
+
+struct Field {
+  std::string key;  // "section.key"
+  Setter set;
+};
+
+[[noreturn]] void fail(const std::string& where, const std::string& key, const std::string& msg) {
+  throw Error(where + ": " + key + ": " + msg);
+}
+
+std::string type_name(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a float";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    default: return "a date/time";
+  }
+}
+
+Field number(std::string key, double* target) {
+  return {key, [key, target](const toml::node& n, const std::string& where) {
+            double v;
+            if (auto i = n.value_exact<std::int64_t>())
+              v = double(*i);
+            else if (auto f = n.value_exact<double>())
+              v = *f;
+            else
+              fail(where, key, "expected a number, got " + type_name(n));
+            if (!std::isfinite(v)) fail(where, key, "must be a finite number");
+            *target = v;
+          }};
+}
+
+template <class Int>
+Field integer(std::string key, Int* target, std::int64_t lo, std::int64_t hi) {
+  return {key, [key, target, lo, hi](const toml::node& n, const std::string& where) {
+            auto i = n.value_exact<std::int64_t>();
+            if (!i) fail(where, key, "expected an integer, got " + type_name(n));
+            if (*i < lo || *i > hi) {
+              fail(where, key,
+                   "must be between " + std::to_string(lo) + " and " + std::to_string(hi) +
+                       ", got " + std::to_string(*i));
+            }
+            *target = static_cast<Int>(*i);
+          }};
+}
+
+Field boolean(std::string key, bool* target) {
+  return {key, [key, target](const toml::node& n, const std::string& where) {
+            auto b = n.value_exact<bool>();
+            if (!b) fail(where, key, "expected true or false, got " + type_name(n));
+            *target = *b;
+          }};
+}
+
+template <class Enum>
+Field choice(std::string key, Enum* target, std::vector<std::pair<std::string, Enum>> options) {
+  return {key, [key, target, options](const toml::node& n, const std::string& where) {
+            auto s = n.value_exact<std::string>();
+            std::string list;
+            for (const auto& [name, value] : options) {
+              if (s && *s == name) {
+                *target = value;
+                return;
+              }
+              list += (list.empty() ? "\"" : ", \"") + name + "\"";
+            }
+            if (!s) fail(where, key, "expected one of " + list + ", got " + type_name(n));
+            fail(where, key, "expected one of " + list + ", got \"" + *s + "\"");
+          }};
+}
+
+std::vector<Field> schema(WorldDef& d) {
+  std::vector<Field> f;
+  f.push_back(integer("world.dims", &d.dims, 2, 3));
+  f.push_back(number("world.size", &d.size));
+  f.push_back(choice("world.boundary", &d.boundary,
+                     {{"wrap", Boundary::wrap}, {"reflect", Boundary::reflect},
+                      {"open", Boundary::open}}));
+  f.push_back(integer("boids.count", &d.count, 0, std::numeric_limits<std::int32_t>::max()));
+  f.push_back(integer("boids.seed", &d.seed, 0, std::numeric_limits<std::int64_t>::max()));
+  for (int k = 0; k < 1; ++k) {  // further kinds arrive with the behaviours
+    const std::string p = kind_prefix(k);
+    RuleDef& r = d.kinds[k].rules;
+    MotionDef& m = d.kinds[k].motion;
+    f.push_back(number(p + "rules.radius", &r.radius));
+    f.push_back(number(p + "rules.separation_radius", &r.separation_radius));
+    f.push_back(number(p + "rules.view_angle", &r.view_angle));
+    f.push_back(number(p + "rules.separation", &r.separation));
+    f.push_back(number(p + "rules.alignment", &r.alignment));
+    f.push_back(number(p + "rules.cohesion", &r.cohesion));
+    if (k == 0) f.push_back(number("motion.dt", &d.dt));
+    f.push_back(number(p + "motion.max_speed", &m.max_speed));
+    f.push_back(number(p + "motion.min_speed", &m.min_speed));
+    f.push_back(number(p + "motion.max_force", &m.max_force));
+  }
+  f.push_back(choice("engine.kind", &d.engine,
+                     {{"grid", EngineKind::grid}, {"naive", EngineKind::naive}}));
+  f.push_back(integer("engine.threads", &d.threads, 0, 1024));
+  f.push_back(choice("engine.precision", &d.precision,
+                     {{"float", Precision::f32}, {"double", Precision::f64}}));
+  f.push_back(boolean("engine.simd", &d.simd));
+  f.push_back(integer("engine.cells_per_radius", &d.cells_per_radius, 1, 2));
+  return f;
+}
+
+std::string nearest(std::string_view word, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_d = std::numeric_limits<std::size_t>::max();
+  for (const auto& c : candidates) {
+    const std::size_t dist = edit_distance(word, c);
+    if (dist < best_d) {
+      best_d = dist;
+      best = c;
+    }
+  }
+  return best;
+}
+
+std::string line_of(const std::string& name, const toml::source_region& src) {
+  if (src.begin.line == 0) return name;
+  return name + ":" + std::to_string(src.begin.line);
+}
+
+// Applies one --set override to the parsed table; returns its "section.key".
+std::string apply_override(toml::table& root, const std::string& arg,
+                           std::map<std::string, std::string>& origins) {
+  const std::string where = "--set " + arg;
+  const auto eq = arg.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw Error(where + ": expected section.key=value");
+  const std::string key = arg.substr(0, eq);
+  const std::string value = arg.substr(eq + 1);
+  std::vector<std::string> parts;
+  std::stringstream ss(key);
+  for (std::string part; std::getline(ss, part, '.');) parts.push_back(part);
+  if (parts.size() < 2) throw Error(where + ": " + key + ": expected section.key=value");
+  toml::table parsed;
+  try {
+    parsed = toml::parse("v = " + value);
+  } catch (const toml::parse_error&) {
+    // A bare word such as boundary=reflect: take it as a string.
+    parsed = toml::table{{"v", value}};
+  }
+  toml::table* t = &root;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    toml::node* child = t->get(parts[i]);
+    if (!child) {
+      t->insert(parts[i], toml::table{});
+      child = t->get(parts[i]);
+    }
+    if (!child->is_table()) throw Error(where + ": " + key + ": " + parts[i] + " is not a section");
+    t = child->as_table();
+  }
+  t->insert_or_assign(parts.back(), std::move(*parsed.get("v")));
+  origins[key] = where;
+  return key;
+}
+
+// Walks the table, setting every known key and refusing unknown ones. Records each key's
+// origin so range errors found later can point at it.
+void walk(const toml::table& t, const std::string& prefix, const std::string& name,
+          const std::map<std::string, Field*>& fields, const std::vector<std::string>& all_keys,
+          std::map<std::string, std::string>& origins) {
+  for (auto&& [k, node] : t) {
+    const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+    auto it = origins.find(key);
+    const std::string where = it != origins.end() ? it->second : line_of(name, k.source());
+    if (node.is_table()) {
+      bool known_section = false;
+      for (const auto& f : all_keys) {
+        if (f.rfind(key + ".", 0) == 0) known_section = true;
+      }
+      if (!known_section) {
+        std::vector<std::string> sections;
+        for (const auto& f : all_keys) sections.push_back(f.substr(0, f.rfind('.')));
+        fail(where, key, "unknown section (did you mean [" + nearest(key, sections) + "]?)");
+      }
+      walk(*node.as_table(), key, name, fields, all_keys, origins);
+      continue;
+    }
+    auto f = fields.find(key);
+    if (f == fields.end()) {
+      if (prefix.empty()) fail(where, key, "keys must be inside a section such as [world]");
+      fail(where, key, "unknown key (did you mean " + nearest(key, all_keys) + "?)");
+    }
+    f->second->set(node, where);
+    origins[key] = where;
+  }
+}
+
+WorldDef build(const toml::table& root_in, const std::string& name,
+               const std::vector<std::string>& overrides) {
+  toml::table root = root_in;
+  std::map<std::string, std::string> origins;
+  for (const auto& o : overrides) apply_override(root, o, origins);
+
+  WorldDef def = default_world_def();
+  std::vector<Field> fields = schema(def);
+  std::map<std::string, Field*> by_key;
+  std::vector<std::string> keys;
+  for (auto& f : fields) {
+    by_key[f.key] = &f;
+    keys.push_back(f.key);
+  }
+  walk(root, "", name, by_key, keys, origins);
+
+  if (auto e = check_def(def)) {
+    auto it = origins.find(e->field);
+    std::string where = it != origins.end() ? it->second : name;
+    std::string msg = e->message;
+    if (it == origins.end()) msg += " (the default; set it explicitly)";
+    fail(where, e->field, msg);
+  }
+  return def;
+}
+
+}  // namespace
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string_view default_scenario_text() { return kDefaultScenario; }
+
+std::vector<std::string> scenario_keys() {
+  WorldDef d = default_world_def();
+  std::vector<std::string> keys;
+  for (const auto& f : schema(d)) keys.push_back(f.key);
+  return keys;
+}
+
+WorldDef parse_scenario(std::string_view text, const std::string& name,
+                        const std::vector<std::string>& overrides) {
+  toml::table root;
+  try {
+    root = toml::parse(text, name);
+  } catch (const toml::parse_error& e) {
+    const auto& src = e.source();
+    throw Error(name + ":" + std::to_string(src.begin.line) + ":" +
+                std::to_string(src.begin.column) + ": TOML syntax error: " +
+                std::string(e.description()));
+  }
+  return build(root, name, overrides);
+}
+
+WorldDef load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open scenario file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw Error(path + ": cannot read scenario file");
+  return parse_scenario(ss.str(), path, overrides);
+}
+
+}  // namespace boids

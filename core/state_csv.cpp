@@ -1,0 +1,194 @@
+#include "core/state_csv.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+#include <vector>
+
+namespace boids {
+
+namespace {
+
+std::vector<std::string> columns_for(int dims) {
+  if (dims == 2) return {"id", "x", "y", "vx", "vy"};
+  return {"id", "x", "y", "z", "vx", "vy", "vz"};
+}
+
+std::vector<std::string_view> split(std::string_view line) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = line.find(',', start);
+    out.push_back(line.substr(start, comma == std::string_view::npos ? std::string_view::npos
+                                                                      : comma - start));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+State read_state_csv(const std::string& path, int dims, std::size_t count) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open state file");
+  auto fail = [&](std::size_t line, const std::string& msg) {
+    throw Error(path + ":" + std::to_string(line) + ": " + msg);
+  };
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw Error(path + ": cannot read state file");
+  std::vector<std::string_view> lines;
+  {
+    std::string_view all(text);
+    std::size_t start = 0;
+    while (start < all.size()) {
+      std::size_t nl = all.find('\n', start);
+      if (nl == std::string_view::npos) nl = all.size();
+      lines.push_back(all.substr(start, nl - start));
+      start = nl + 1;
+    }
+  }
+  if (lines.empty()) fail(1, "empty file: expected a header line");
+
+  const std::vector<std::string> want = columns_for(dims);
+  std::vector<std::string_view> header = split(lines[0]);
+  std::vector<int> col_of(want.size() + 1, -1);  // last slot: optional "kind"
+  for (std::size_t h = 0; h < header.size(); ++h) {
+    const std::string_view name = trim(header[h]);
+    bool known = false;
+    for (std::size_t w = 0; w <= want.size(); ++w) {
+      const std::string wn = w < want.size() ? want[w] : "kind";
+      if (name == wn) {
+        if (col_of[w] >= 0) fail(1, "column " + wn + ": appears twice in the header");
+        col_of[w] = int(h);
+        known = true;
+      }
+    }
+    if (!known) {
+      fail(1, "column " + std::string(name) + ": unknown column for a " + std::to_string(dims) +
+                  "D state (expected " + (dims == 2 ? "id,x,y,vx,vy" : "id,x,y,z,vx,vy,vz") + ")");
+    }
+  }
+  for (std::size_t w = 0; w < want.size(); ++w) {
+    if (col_of[w] < 0) fail(1, "column " + want[w] + ": missing from the header");
+  }
+
+  State st;
+  std::vector<double>* target[7] = {nullptr, &st.x, &st.y, &st.z, &st.vx, &st.vy, &st.vz};
+  std::vector<double>* by_col[7];
+  for (std::size_t w = 0; w < want.size(); ++w) {
+    static const char* all_names[] = {"id", "x", "y", "z", "vx", "vy", "vz"};
+    for (int a = 0; a < 7; ++a) {
+      if (want[w] == all_names[a]) by_col[w] = target[a];
+    }
+  }
+  std::size_t rows = 0;
+  for (std::size_t ln = 1; ln < lines.size(); ++ln) {
+    const std::string_view line = trim(lines[ln]);
+    if (line.empty()) continue;
+    const std::size_t line_no = ln + 1;
+    std::vector<std::string_view> cells = split(line);
+    if (cells.size() != header.size()) {
+      fail(line_no, "expected " + std::to_string(header.size()) + " fields, got " +
+                        std::to_string(cells.size()) + " (truncated or malformed line)");
+    }
+    for (std::size_t w = 0; w <= want.size(); ++w) {
+      if (col_of[w] < 0) continue;
+      const std::string name = w < want.size() ? want[w] : "kind";
+      const std::string_view cell = trim(cells[std::size_t(col_of[w])]);
+      if (w == 0 || w == want.size()) {
+        std::uint64_t v = 0;
+        auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
+        if (ec != std::errc() || ptr != cell.data() + cell.size() || cell.empty())
+          fail(line_no, "column " + name + ": expected a non-negative integer, got \"" + std::string(cell) + "\"");
+        if (w == 0) {
+          if (v > 0xFFFFFFFFull) fail(line_no, "column id: out of range");
+          if (!st.id.empty() && v <= st.id.back())
+            fail(line_no, "column id: rows must be in increasing id order");
+          st.id.push_back(std::uint32_t(v));
+        } else {
+          if (v >= std::uint64_t(kKindCount)) fail(line_no, "column kind: must be 0, 1 or 2");
+          st.kind.push_back(std::uint8_t(v));
+        }
+        continue;
+      }
+      double v = 0;
+      auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
+      if (ec != std::errc() || ptr != cell.data() + cell.size() || cell.empty())
+        fail(line_no, "column " + name + ": expected a number, got \"" + std::string(cell) + "\"");
+      if (!std::isfinite(v)) fail(line_no, "column " + name + ": NaN and Inf are not allowed");
+      by_col[w]->push_back(v);
+    }
+    ++rows;
+  }
+  if (rows != count) {
+    fail(lines.size(), "has " + std::to_string(rows) + " boids but the scenario has " +
+                           std::to_string(count) + " (boids.count)");
+  }
+  return st;
+}
+
+void write_file_atomically(const std::string& path, const std::string& contents) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error(path + ": cannot write (cannot create " + tmp + ")");
+    out.write(contents.data(), std::streamsize(contents.size()));
+    out.flush();
+    if (!out) {
+      out.close();
+      std::remove(tmp.c_str());
+      throw Error(path + ": write failed");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw Error(path + ": cannot replace the file");
+  }
+}
+
+void write_state_csv(const std::string& path, const State& s, int dims, Precision precision) {
+  std::string out;
+  out.reserve(s.id.size() * 64 + 64);
+  out += dims == 2 ? "id,x,y,vx,vy" : "id,x,y,z,vx,vy,vz";
+  bool kinds = false;
+  for (std::uint8_t k : s.kind) kinds = kinds || k != 0;
+  if (kinds) out += ",kind";
+  out += '\n';
+  char buf[64];
+  auto put = [&](double v) {
+    std::to_chars_result r = precision == Precision::f32
+                                 ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(v))
+                                 : std::to_chars(buf, buf + sizeof buf, v);
+    out += ',';
+    out.append(buf, r.ptr);
+  };
+  for (std::size_t i = 0; i < s.id.size(); ++i) {
+    auto r = std::to_chars(buf, buf + sizeof buf, s.id[i]);
+    out.append(buf, r.ptr);
+    put(s.x[i]);
+    put(s.y[i]);
+    if (dims == 3) put(s.z[i]);
+    put(s.vx[i]);
+    put(s.vy[i]);
+    if (dims == 3) put(s.vz[i]);
+    if (kinds) {
+      out += ',';
+      out += char('0' + s.kind[i]);
+    }
+    out += '\n';
+  }
+  write_file_atomically(path, out);
+}
+
+}  // namespace boids

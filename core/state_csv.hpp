@@ -1,0 +1,23 @@
+// Boid state as CSV: header "id,x,y,vx,vy" (2D) or "id,x,y,z,vx,vy,vz" (3D), an optional
+// "kind" column, rows in id order, numbers written so they read back to the same value.
+#pragma once
+
+#include <string>
+
+#include "boids/world.hpp"
+
+namespace boids {
+
+/// Reads a state file for a world of `dims` dimensions holding `count` boids. Throws Error
+/// "FILE:LINE: column COL: what is wrong" on the first problem.
+State read_state_csv(const std::string& path, int dims, std::size_t count);
+
+/// Writes a state atomically: to a temporary file beside `path`, renamed over it only when
+/// complete, so a failure never leaves a half-written or clobbered file. `precision` picks
+/// the shortest round-trip form of float or double values.
+void write_state_csv(const std::string& path, const State& s, int dims, Precision precision);
+
+/// Writes `contents` to `path` through a temporary file and rename. Throws Error on failure.
+void write_file_atomically(const std::string& path, const std::string& contents);
+
+}  // namespace boids

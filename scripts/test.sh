@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds and runs the whole test suite with ctest: a Release build with warnings as errors,
+# then the same tests under AddressSanitizer+UndefinedBehaviorSanitizer, then the parallel
+# engine's tests under ThreadSanitizer. Build trees go to build/test, build/asan, build/tsan.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=${BOIDS_JOBS:-2}
+common=(-DBOIDS_WERROR=ON)
+
+echo "== Release build and tests"
+cmake -S . -B build/test -DCMAKE_BUILD_TYPE=Release "${common[@]}"
+cmake --build build/test -j"$jobs"
+ctest --test-dir build/test --output-on-failure -j"$jobs"
+
+if [[ ${BOIDS_SKIP_SANITIZERS:-0} != 1 ]]; then
+  echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
+  cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo "${common[@]}" \
+    "-DBOIDS_SANITIZE=address;undefined" -DBOIDS_BUILD_BENCH=OFF -DBOIDS_BUILD_VIEWER=OFF
+  cmake --build build/asan -j"$jobs" --target boids_tests boids_cli
+  ctest --test-dir build/asan --output-on-failure -j"$jobs"
+
+  echo "== ThreadSanitizer (parallel engine)"
+  cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo "${common[@]}" \
+    -DBOIDS_SANITIZE=thread -DBOIDS_BUILD_BENCH=OFF -DBOIDS_BUILD_VIEWER=OFF
+  cmake --build build/tsan -j"$jobs" --target boids_tests boids_cli
+  ctest --test-dir build/tsan --output-on-failure -j"$jobs"
+fi
