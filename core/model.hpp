@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "boids/world_def.hpp"
+#include "core/store.hpp"
 
 namespace boids {
 
@@ -158,18 +159,32 @@ inline void integrate(const ModelParams<Real>& m, const KindParams<Real>& kp, co
   }
 }
 
-/// Per-step data shared by every boid's update, built once per step before the boid loop
-/// by both engines (e.g. global centroids, special agents for the behaviours). Empty for the
-/// standard model.
+/// Per-step data shared by every boid's update, built once per step by prepare_step() before
+/// the boid loop, identically by both engines. The behaviours add their per-step data here
+/// (global centroid, special agents, targets); the standard model needs only the step number.
 template <class Real>
-struct StepContext {};
+struct StepContext {
+  std::uint64_t step = 0;  // index of the step being computed (0 for the first)
+  std::uint64_t seed = 0;  // world seed, for counter-based random draws keyed by (seed, id, step)
+};
+
+/// Builds the step context. `s` may be in any slot order; the result must not depend on it
+/// beyond floating-point rounding of sums. Runs serially once per step.
+template <class Real>
+inline StepContext<Real> prepare_step(const ModelParams<Real>& /*m*/, const BoidStore<Real>& /*s*/,
+                                      std::uint64_t step, std::uint64_t seed) {
+  StepContext<Real> ctx;
+  ctx.step = step;
+  ctx.seed = seed;
+  return ctx;
+}
 
 /// Everything after the neighbour sums for one boid: flocking force, clamps, integration and
 /// boundary. Both engines call exactly this, so they differ only in how the sums were found.
 template <class Real, int D>
 inline void finish_boid(const ModelParams<Real>& m, const StepContext<Real>& /*ctx*/,
-                        std::uint8_t kind, const FlockSums<Real>& sums, const Real* p,
-                        const Real* v, Real* p_out, Real* v_out) {
+                        std::uint8_t kind, std::uint32_t /*id*/, const FlockSums<Real>& sums,
+                        const Real* p, const Real* v, Real* p_out, Real* v_out) {
   const KindParams<Real>& kp = m.kind[kind];
   Real force[3] = {0, 0, 0};
   flock_force<Real, D>(kp, sums, v, force);

@@ -74,7 +74,7 @@ class NaiveEngine final : public EngineT<Real> {
     const BoidStore<Real>& s = this->s_;
     next_.dims = s.dims;
     next_.resize(s.n);
-    const StepContext<Real> ctx{};
+    const StepContext<Real> ctx = prepare_step(m, s, this->steps_, this->def_.seed);
     for (std::size_t i = 0; i < s.n; ++i) {
       Real pi[3], vi[3];
       for (int c = 0; c < D; ++c) {
@@ -83,7 +83,7 @@ class NaiveEngine final : public EngineT<Real> {
       }
       const FlockSums<Real> sums = sums_for<D>(i);
       Real po[3], vo[3];
-      finish_boid<Real, D>(m, ctx, s.kind[i], sums, pi, vi, po, vo);
+      finish_boid<Real, D>(m, ctx, s.kind[i], s.id[i], sums, pi, vi, po, vo);
       for (int c = 0; c < D; ++c) {
         next_.p[c][i] = po[c];
         next_.v[c][i] = vo[c];
