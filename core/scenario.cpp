@@ -51,11 +51,22 @@ struct Origin {
 };
 
 using Setter = std::function<void(const toml::node&, const std::string& where)>;
+using Shower = std::function<std::string()>;  // the current value as a TOML literal
 
 struct Field {
   std::string key;  // "section.key"
   Setter set;
+  Shower show;
 };
+
+std::string toml_double(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  std::string t = os.str();
+  if (t.find_first_of(".eEn") == std::string::npos) t += ".0";  // keep it a TOML float
+  return t;
+}
 
 [[noreturn]] void fail(const std::string& where, const std::string& key, const std::string& msg) {
   throw Error(where + ": " + key + ": " + msg);
@@ -84,7 +95,8 @@ Field number(std::string key, double* target) {
               fail(where, key, "expected a number, got " + type_name(n));
             if (!std::isfinite(v)) fail(where, key, "must be a finite number");
             *target = v;
-          }};
+          },
+          [target] { return toml_double(*target); }};
 }
 
 template <class Int>
@@ -98,7 +110,8 @@ Field integer(std::string key, Int* target, std::int64_t lo, std::int64_t hi) {
                        ", got " + std::to_string(*i));
             }
             *target = static_cast<Int>(*i);
-          }};
+          },
+          [target] { return std::to_string(*target); }};
 }
 
 Field boolean(std::string key, bool* target) {
@@ -106,7 +119,8 @@ Field boolean(std::string key, bool* target) {
             auto b = n.value_exact<bool>();
             if (!b) fail(where, key, "expected true or false, got " + type_name(n));
             *target = *b;
-          }};
+          },
+          [target] { return std::string(*target ? "true" : "false"); }};
 }
 
 template <class Enum>
@@ -123,6 +137,12 @@ Field choice(std::string key, Enum* target, std::vector<std::pair<std::string, E
             }
             if (!s) fail(where, key, "expected one of " + list + ", got " + type_name(n));
             fail(where, key, "expected one of " + list + ", got \"" + *s + "\"");
+          },
+          [target, options] {
+            for (const auto& [name, value] : options) {
+              if (*target == value) return "\"" + name + "\"";
+            }
+            return std::string("\"?\"");
           }};
 }
 
@@ -295,6 +315,21 @@ std::vector<std::string> scenario_keys() {
   std::vector<std::string> keys;
   for (const auto& f : schema(d)) keys.push_back(f.key);
   return keys;
+}
+
+std::string scenario_to_toml(const WorldDef& def_in) {
+  WorldDef def = def_in;
+  std::string out, section;
+  for (const auto& f : schema(def)) {
+    const std::size_t dot = f.key.rfind('.');
+    const std::string sec = f.key.substr(0, dot);
+    if (sec != section) {
+      out += (out.empty() ? "[" : "\n[") + sec + "]\n";
+      section = sec;
+    }
+    out += f.key.substr(dot + 1) + " = " + f.show() + "\n";
+  }
+  return out;
 }
 
 WorldDef parse_scenario(std::string_view text, const std::string& name,

@@ -21,6 +21,10 @@ WorldDef parse_scenario(std::string_view text, const std::string& name,
 /// The built-in default scenario (3D, wrap, about 20-40 neighbours per boid) as TOML text.
 std::string_view default_scenario_text();
 
+/// Writes every key of `def` as scenario TOML, such that parse_scenario() gives `def` back
+/// exactly (doubles are written with 17 significant digits). Used by snapshots.
+std::string scenario_to_toml(const WorldDef& def);
+
 /// Every key a scenario may contain, "section.key", in documentation order.
 std::vector<std::string> scenario_keys();
 
