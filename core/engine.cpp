@@ -20,9 +20,7 @@ void init_state(const WorldDef& def, BoidStore<Real>& s) {
   const double speed = 0.5 * (def.kinds[0].motion.min_speed + def.kinds[0].motion.max_speed);
   for (std::size_t i = 0; i < s.n; ++i) {
     const std::uint64_t id = s.id[i];
-    auto u = [&](std::uint64_t counter) {
-      return random_unit(def.seed, id, kStreamInit, counter);
-    };
+    auto u = [&](std::uint64_t counter) { return random_unit(def.seed, id, kStreamInit, counter); };
     for (int c = 0; c < def.dims; ++c) {
       Real x = Real(u(c) * def.size);
       if (x >= Real(def.size)) x = Real(0);  // rounding to float can reach size
@@ -48,7 +46,8 @@ void init_state(const WorldDef& def, BoidStore<Real>& s) {
 }
 
 template <class Real>
-EngineT<Real>::EngineT(const WorldDef& def) : EngineBase(def), m_(ModelParams<Real>::from_def(def)) {
+EngineT<Real>::EngineT(const WorldDef& def)
+    : EngineBase(def), m_(ModelParams<Real>::from_def(def)) {
   s_.dims = def.dims;
   s_.resize(def.count);
   for (std::size_t i = 0; i < s_.n; ++i) s_.id[i] = static_cast<std::uint32_t>(i);
@@ -90,21 +89,27 @@ void EngineT<Real>::set_state(const State& st) {
   const std::vector<double>* pos[3] = {&st.x, &st.y, &st.z};
   const std::vector<double>* vel[3] = {&st.vx, &st.vy, &st.vz};
   auto fail = [](const std::string& what) { throw Error("set_state: " + what); };
-  if (st.id.size() != n) fail("expected " + std::to_string(n) + " ids, got " + std::to_string(st.id.size()));
+  if (st.id.size() != n)
+    fail("expected " + std::to_string(n) + " ids, got " + std::to_string(st.id.size()));
   for (int c = 0; c < dims; ++c) {
-    if (pos[c]->size() != n || vel[c]->size() != n) fail("component arrays must all have count() entries");
+    if (pos[c]->size() != n || vel[c]->size() != n)
+      fail("component arrays must all have count() entries");
   }
   if (!st.kind.empty() && st.kind.size() != n) fail("kind must be empty or have count() entries");
   const BoidStore<Real>& cur = id_ordered();
   for (std::size_t r = 0; r < n; ++r) {
-    if (st.id[r] != cur.id[r]) fail("id at row " + std::to_string(r) + " does not match the world's ids");
+    if (st.id[r] != cur.id[r])
+      fail("id at row " + std::to_string(r) + " does not match the world's ids");
     for (int c = 0; c < dims; ++c) {
       const double x = (*pos[c])[r], v = (*vel[c])[r];
-      if (!std::isfinite(x) || !std::isfinite(v)) fail("non-finite value for id " + std::to_string(st.id[r]));
+      if (!std::isfinite(x) || !std::isfinite(v))
+        fail("non-finite value for id " + std::to_string(st.id[r]));
       if (def_.boundary != Boundary::open && (x < 0.0 || x >= def_.size))
-        fail("position of id " + std::to_string(st.id[r]) + " lies outside the world box [0, size)");
+        fail("position of id " + std::to_string(st.id[r]) +
+             " lies outside the world box [0, size)");
     }
-    if (!st.kind.empty() && st.kind[r] >= kKindCount) fail("kind out of range for id " + std::to_string(st.id[r]));
+    if (!st.kind.empty() && st.kind[r] >= kKindCount)
+      fail("kind out of range for id " + std::to_string(st.id[r]));
   }
   BoidStore<Real> fresh;
   fresh.dims = dims;

@@ -96,8 +96,7 @@ template <class Real>
 void init_state(const WorldDef& def, BoidStore<Real>& s);
 
 /// FNV-1a 64 over bytes, chainable.
-std::uint64_t fnv1a(const void* data, std::size_t bytes,
-                    std::uint64_t h = 0xcbf29ce484222325ull);
+std::uint64_t fnv1a(const void* data, std::size_t bytes, std::uint64_t h = 0xcbf29ce484222325ull);
 
 extern template class EngineT<float>;
 extern template class EngineT<double>;

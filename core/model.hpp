@@ -15,10 +15,10 @@ namespace boids {
 /// One kind's parameters converted to the state type, with derived constants precomputed.
 template <class Real>
 struct KindParams {
-  Real radius, radius2;          // r, r^2
-  Real sep_radius2;              // r_s^2
-  bool full_view;                // view_angle >= 360
-  Real cos_half_view;            // cos(theta/2)
+  Real radius, radius2;  // r, r^2
+  Real sep_radius2;      // r_s^2
+  bool full_view;        // view_angle >= 360
+  Real cos_half_view;    // cos(theta/2)
   Real w_sep, w_ali, w_coh;
   Real max_speed, min_speed, max_force;
 };
@@ -75,8 +75,8 @@ inline Real min_image(Real d, Real size, Real inv_size) {
 /// Steps 1-2 for one ordered pair (i sees j) and its contribution to the sums. `d` is
 /// p_j - p_i after the minimum image; `vi_len` is |v_i| (computed once per boid).
 template <class Real, int D>
-inline void accumulate_pair(const KindParams<Real>& kp, const Real* d, const Real* vi,
-                            Real vi_len, const Real* vj, FlockSums<Real>& s) {
+inline void accumulate_pair(const KindParams<Real>& kp, const Real* d, const Real* vi, Real vi_len,
+                            const Real* vj, FlockSums<Real>& s) {
   Real dist2 = 0;
   for (int c = 0; c < D; ++c) dist2 += d[c] * d[c];
   if (!(dist2 < kp.radius2)) return;

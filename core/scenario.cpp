@@ -3,6 +3,7 @@
 // valid name. Range checks live in check_def() so the API and the files share them.
 #include "core/scenario.hpp"
 
+#include <toml++/toml.h>
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -10,7 +11,6 @@
 #include <limits>
 #include <map>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "boids/world.hpp"
 #include "core/validate.hpp"
@@ -19,7 +19,8 @@ namespace boids {
 
 namespace {
 
-constexpr std::string_view kDefaultScenario = R"(# The built-in default scenario: a 3D periodic box in which a boid has
+constexpr std::string_view kDefaultScenario =
+    R"(# The built-in default scenario: a 3D periodic box in which a boid has
 # about 30 neighbours on average (density 0.01 per u^3, radius 9).
 [world]
 dims = 3
@@ -74,18 +75,26 @@ std::string toml_double(double v) {
 
 std::string type_name(const toml::node& n) {
   switch (n.type()) {
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a float";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "an array";
-    default: return "a date/time";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a float";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "an array";
+    default:
+      return "a date/time";
   }
 }
 
 Field number(std::string key, double* target) {
-  return {key, [key, target](const toml::node& n, const std::string& where) {
+  return {key,
+          [key, target](const toml::node& n, const std::string& where) {
             double v;
             if (auto i = n.value_exact<std::int64_t>())
               v = double(*i);
@@ -101,7 +110,8 @@ Field number(std::string key, double* target) {
 
 template <class Int>
 Field integer(std::string key, Int* target, std::int64_t lo, std::int64_t hi) {
-  return {key, [key, target, lo, hi](const toml::node& n, const std::string& where) {
+  return {key,
+          [key, target, lo, hi](const toml::node& n, const std::string& where) {
             auto i = n.value_exact<std::int64_t>();
             if (!i) fail(where, key, "expected an integer, got " + type_name(n));
             if (*i < lo || *i > hi) {
@@ -115,7 +125,8 @@ Field integer(std::string key, Int* target, std::int64_t lo, std::int64_t hi) {
 }
 
 Field boolean(std::string key, bool* target) {
-  return {key, [key, target](const toml::node& n, const std::string& where) {
+  return {key,
+          [key, target](const toml::node& n, const std::string& where) {
             auto b = n.value_exact<bool>();
             if (!b) fail(where, key, "expected true or false, got " + type_name(n));
             *target = *b;
@@ -125,7 +136,8 @@ Field boolean(std::string key, bool* target) {
 
 template <class Enum>
 Field choice(std::string key, Enum* target, std::vector<std::pair<std::string, Enum>> options) {
-  return {key, [key, target, options](const toml::node& n, const std::string& where) {
+  return {key,
+          [key, target, options](const toml::node& n, const std::string& where) {
             auto s = n.value_exact<std::string>();
             std::string list;
             for (const auto& [name, value] : options) {
@@ -150,9 +162,9 @@ std::vector<Field> schema(WorldDef& d) {
   std::vector<Field> f;
   f.push_back(integer("world.dims", &d.dims, 2, 3));
   f.push_back(number("world.size", &d.size));
-  f.push_back(choice("world.boundary", &d.boundary,
-                     {{"wrap", Boundary::wrap}, {"reflect", Boundary::reflect},
-                      {"open", Boundary::open}}));
+  f.push_back(
+      choice("world.boundary", &d.boundary,
+             {{"wrap", Boundary::wrap}, {"reflect", Boundary::reflect}, {"open", Boundary::open}}));
   f.push_back(integer("boids.count", &d.count, 0, std::numeric_limits<std::int32_t>::max()));
   f.push_back(integer("boids.seed", &d.seed, 0, std::numeric_limits<std::int64_t>::max()));
   for (int k = 0; k < 1; ++k) {  // further kinds arrive with the behaviours
@@ -170,8 +182,8 @@ std::vector<Field> schema(WorldDef& d) {
     f.push_back(number(p + "motion.min_speed", &m.min_speed));
     f.push_back(number(p + "motion.max_force", &m.max_force));
   }
-  f.push_back(choice("engine.kind", &d.engine,
-                     {{"grid", EngineKind::grid}, {"naive", EngineKind::naive}}));
+  f.push_back(
+      choice("engine.kind", &d.engine, {{"grid", EngineKind::grid}, {"naive", EngineKind::naive}}));
   f.push_back(integer("engine.threads", &d.threads, 0, 1024));
   f.push_back(choice("engine.precision", &d.precision,
                      {{"float", Precision::f32}, {"double", Precision::f64}}));
@@ -203,8 +215,7 @@ std::string apply_override(toml::table& root, const std::string& arg,
                            std::map<std::string, std::string>& origins) {
   const std::string where = "--set " + arg;
   const auto eq = arg.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw Error(where + ": expected section.key=value");
+  if (eq == std::string::npos || eq == 0) throw Error(where + ": expected section.key=value");
   const std::string key = arg.substr(0, eq);
   const std::string value = arg.substr(eq + 1);
   std::vector<std::string> parts;
@@ -239,7 +250,8 @@ void walk(const toml::table& t, const std::string& prefix, const std::string& na
           const std::map<std::string, Field*>& fields, const std::vector<std::string>& all_keys,
           std::map<std::string, std::string>& origins) {
   for (auto&& [k, node] : t) {
-    const std::string key = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+    const std::string key =
+        prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
     auto it = origins.find(key);
     const std::string where = it != origins.end() ? it->second : line_of(name, k.source());
     if (node.is_table()) {
@@ -340,8 +352,8 @@ WorldDef parse_scenario(std::string_view text, const std::string& name,
   } catch (const toml::parse_error& e) {
     const auto& src = e.source();
     throw Error(name + ":" + std::to_string(src.begin.line) + ":" +
-                std::to_string(src.begin.column) + ": TOML syntax error: " +
-                std::string(e.description()));
+                std::to_string(src.begin.column) +
+                ": TOML syntax error: " + std::string(e.description()));
   }
   return build(root, name, overrides);
 }

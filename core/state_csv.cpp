@@ -1,11 +1,11 @@
 #include "core/state_csv.hpp"
 
+#include <unistd.h>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 #include <vector>
 
 namespace boids {
@@ -22,8 +22,8 @@ std::vector<std::string_view> split(std::string_view line) {
   std::size_t start = 0;
   for (;;) {
     const std::size_t comma = line.find(',', start);
-    out.push_back(line.substr(start, comma == std::string_view::npos ? std::string_view::npos
-                                                                      : comma - start));
+    out.push_back(line.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
@@ -110,7 +110,8 @@ State read_state_csv(const std::string& path, int dims, std::size_t count) {
         std::uint64_t v = 0;
         auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
         if (ec != std::errc() || ptr != cell.data() + cell.size() || cell.empty())
-          fail(line_no, "column " + name + ": expected a non-negative integer, got \"" + std::string(cell) + "\"");
+          fail(line_no, "column " + name + ": expected a non-negative integer, got \"" +
+                            std::string(cell) + "\"");
         if (w == 0) {
           if (v > 0xFFFFFFFFull) fail(line_no, "column id: out of range");
           if (!st.id.empty() && v <= st.id.back())

@@ -17,9 +17,9 @@ namespace boids {
 template <class Real>
 struct BoidStore {
   int dims = 3;
-  std::size_t n = 0;          ///< live boids; slots [n, padded(n)) are zero padding
-  AlignedVector<Real> p[3];   ///< positions x, y, z
-  AlignedVector<Real> v[3];   ///< velocities vx, vy, vz
+  std::size_t n = 0;         ///< live boids; slots [n, padded(n)) are zero padding
+  AlignedVector<Real> p[3];  ///< positions x, y, z
+  AlignedVector<Real> v[3];  ///< velocities vx, vy, vz
   AlignedVector<std::uint8_t> kind;
   AlignedVector<std::uint32_t> id;
 

@@ -7,9 +7,12 @@ namespace boids {
 
 std::string kind_prefix(int kind) {
   switch (kind) {
-    case 1: return "predators.";
-    case 2: return "leaders.";
-    default: return "";
+    case 1:
+      return "predators.";
+    case 2:
+      return "leaders.";
+    default:
+      return "";
   }
 }
 
@@ -40,10 +43,10 @@ std::optional<FieldError> check_def(const WorldDef& d) {
     const RuleDef& r = d.kinds[k].rules;
     const MotionDef& m = d.kinds[k].motion;
     const std::pair<const char*, double> finite_nonneg[] = {
-        {"rules.radius", r.radius},           {"rules.separation_radius", r.separation_radius},
-        {"rules.separation", r.separation},   {"rules.alignment", r.alignment},
-        {"rules.cohesion", r.cohesion},       {"motion.max_speed", m.max_speed},
-        {"motion.min_speed", m.min_speed},    {"motion.max_force", m.max_force},
+        {"rules.radius", r.radius},         {"rules.separation_radius", r.separation_radius},
+        {"rules.separation", r.separation}, {"rules.alignment", r.alignment},
+        {"rules.cohesion", r.cohesion},     {"motion.max_speed", m.max_speed},
+        {"motion.min_speed", m.min_speed},  {"motion.max_force", m.max_force},
     };
     for (const auto& [key, v] : finite_nonneg) {
       if (!std::isfinite(v) || v < 0)
@@ -58,8 +61,8 @@ std::optional<FieldError> check_def(const WorldDef& d) {
     if (!(m.max_speed > 0))
       return bad(p + "motion.max_speed", "must be > 0, got " + num(m.max_speed));
     if (m.min_speed > m.max_speed)
-      return bad(p + "motion.min_speed", "must be <= motion.max_speed (" + num(m.max_speed) +
-                                             "), got " + num(m.min_speed));
+      return bad(p + "motion.min_speed",
+                 "must be <= motion.max_speed (" + num(m.max_speed) + "), got " + num(m.min_speed));
     // Only the flocking boids go through the cell list, whose wrap stencil needs r < L/2.
     if (k == 0 && d.boundary == Boundary::wrap && !(r.radius < d.size / 2))
       return bad(p + "rules.radius", "must be < world.size / 2 (" + num(d.size / 2) +

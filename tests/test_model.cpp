@@ -126,7 +126,7 @@ TEST_CASE("the view cone edge decides who is a neighbour", "[model]") {
   WorldDef d = rule_def(2, Boundary::open, 0, 0, 1);
   d.kinds[0].rules.view_angle = 90;
   State seen = step_once(d, make_state(2, {10, 10, 11, 10.9}, {1, 0, 0, 0}));
-  CHECK(seen.vx[0] == Approx(2).margin(kTol));    // 1 + coh (1, 0.9)
+  CHECK(seen.vx[0] == Approx(2).margin(kTol));  // 1 + coh (1, 0.9)
   CHECK(seen.vy[0] == Approx(0.9).margin(kTol));
   State hidden = step_once(d, make_state(2, {10, 10, 11, 11.1}, {1, 0, 0, 0}));
   CHECK(hidden.vx[0] == Approx(1).margin(kTol));  // unchanged

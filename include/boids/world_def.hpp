@@ -67,18 +67,18 @@ struct KindDef {
 
 /// Everything needed to create a world. Obtain defaults from default_world_def().
 struct WorldDef {
-  int dims = 3;                         ///< 2 or 3
-  double size = 100.0;                  ///< edge length L of the world box (u)
-  Boundary boundary = Boundary::wrap;   ///< see Boundary
-  std::uint32_t count = 10000;          ///< number of boids (kind 0) created at start
-  std::uint64_t seed = 1;               ///< seeds the counter-based generator (seed, id)
-  double dt = 0.1;                      ///< time step (s)
-  KindDef kinds[kKindCount];            ///< per-kind rules and motion; [0] = boids
-  EngineKind engine = EngineKind::grid; ///< stepper
-  Precision precision = Precision::f32; ///< state type
-  int threads = 0;                      ///< worker threads; 0 = all cores, 1 = no workers
-  bool simd = true;                     ///< false forces the scalar kernels (grid engine)
-  int cells_per_radius = 1;             ///< grid engine: cell edge = radius / this (1 or 2)
+  int dims = 3;                          ///< 2 or 3
+  double size = 100.0;                   ///< edge length L of the world box (u)
+  Boundary boundary = Boundary::wrap;    ///< see Boundary
+  std::uint32_t count = 10000;           ///< number of boids (kind 0) created at start
+  std::uint64_t seed = 1;                ///< seeds the counter-based generator (seed, id)
+  double dt = 0.1;                       ///< time step (s)
+  KindDef kinds[kKindCount];             ///< per-kind rules and motion; [0] = boids
+  EngineKind engine = EngineKind::grid;  ///< stepper
+  Precision precision = Precision::f32;  ///< state type
+  int threads = 0;                       ///< worker threads; 0 = all cores, 1 = no workers
+  bool simd = true;                      ///< false forces the scalar kernels (grid engine)
+  int cells_per_radius = 1;              ///< grid engine: cell edge = radius / this (1 or 2)
   /// Optional host threading: when set, the engine runs its parallel loops through this
   /// callback instead of its own TBB arena, and `threads` is ignored.
   HostParallelFor host_parallel_for = nullptr;
