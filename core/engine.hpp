@@ -35,6 +35,18 @@ class EngineBase {
   virtual Precision precision() const = 0;
   virtual State state() const = 0;
   virtual void set_state(const State& s) = 0;
+  /// Appends `count` boids of `kind` with ids next_id().. and the seeded initial state of
+  /// init_state() (a function of (seed, id) only). Returns the first new id.
+  virtual std::uint32_t add_seeded(std::uint32_t count, std::uint8_t kind) = 0;
+  /// Appends boids with the given rows (s.id must be empty); returns the first new id.
+  virtual std::uint32_t add_rows(const State& s) = 0;
+  /// Removes the boids with these ids (each must exist, no duplicates).
+  virtual void remove(std::span<const std::uint32_t> ids) = 0;
+  /// Replaces the whole population (ids strictly increasing, all < next_id), the step count
+  /// and the id counter: the snapshot loader's entry point.
+  virtual void restore(const State& s, std::uint64_t steps, std::uint32_t next_id) = 0;
+  /// Applies a validated def whose structural fields (World::set_def) are unchanged.
+  virtual void set_def(const WorldDef& def) = 0;
   virtual std::uint64_t state_hash() const = 0;
   virtual std::span<const std::uint8_t> kinds() const = 0;
   virtual std::span<const std::uint32_t> ids() const = 0;
@@ -48,10 +60,13 @@ class EngineBase {
 
   const WorldDef& def() const noexcept { return def_; }
   std::uint64_t step_count() const noexcept { return steps_; }
+  /// The id the next added boid gets; ids are never reused.
+  std::uint32_t next_id() const noexcept { return next_id_; }
 
  protected:
   WorldDef def_;
   std::uint64_t steps_ = 0;
+  std::uint32_t next_id_ = 0;
 };
 
 /// Typed engine: owns the store in its own slot order.
@@ -66,6 +81,11 @@ class EngineT : public EngineBase {
   }
   State state() const override;
   void set_state(const State& s) override;
+  std::uint32_t add_seeded(std::uint32_t count, std::uint8_t kind) override;
+  std::uint32_t add_rows(const State& s) override;
+  void remove(std::span<const std::uint32_t> ids) override;
+  void restore(const State& s, std::uint64_t steps, std::uint32_t next_id) override;
+  void set_def(const WorldDef& def) override;
   std::uint64_t state_hash() const override;
   std::span<const std::uint8_t> kinds() const override;
   std::span<const std::uint32_t> ids() const override;
@@ -79,8 +99,15 @@ class EngineT : public EngineBase {
  protected:
   /// Slot of the boid with the given id rank, or nullptr when slots are in id order.
   virtual const std::uint32_t* slot_of_rank() const { return nullptr; }
-  /// Called after set_state() rewrote s_ in id order: engines re-derive their caches.
+  /// Called after s_ was rewritten in id order (set_state, add, remove, restore; the count
+  /// may have changed): engines re-derive their slot order and caches from s_.
   virtual void on_state_replaced() {}
+  /// Called after set_def() replaced def_ and m_ (rules, motion, dt, behaviours may differ;
+  /// dims, size, boundary, count, engine settings do not): engines re-derive what depends on
+  /// them, e.g. the grid's cell size from the largest radius.
+  virtual void on_def_changed() {}
+  /// Swaps in `fresh` (id order) and calls on_state_replaced().
+  void replace_store(BoidStore<Real>& fresh);
   void invalidate_cache() { cache_valid_ = false; }
 
   ModelParams<Real> m_;

@@ -1,0 +1,82 @@
+# Installation and packaging of boids::boids:
+#   <prefix>/include/boids/*.h[pp]          public headers (no TBB, xsimd, glm, toml++ types)
+#   <prefix>/lib/libboids.{a,so}            the library (BUILD_SHARED_LIBS picks which one)
+#   <prefix>/lib/cmake/boids/               boidsConfig.cmake + version file + targets
+#   <prefix>/lib/pkgconfig/boids.pc         for pkg-config users (relocatable)
+#   <prefix>/bin/boids                      the command-line program
+# A static build additionally builds libboids.so from the same objects (BOIDS_ALSO_SHARED),
+# because bindings that load the C API at run time (Python ctypes/cffi, C#) need one.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+option(BOIDS_ALSO_SHARED "With a static libboids, also build and install libboids.so" ON)
+
+get_target_property(_boids_type boids TYPE)
+set_target_properties(boids PROPERTIES VERSION ${PROJECT_VERSION}
+                                       SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
+
+# A static library carries its private link items into the export as $<LINK_ONLY:...>. Items
+# that exist only at build time (our warning/sanitizer flags, header-only xsimd) must not reach
+# the installed package, whichever CMakeLists linked them; wrap any such item in BUILD_INTERFACE.
+get_target_property(_boids_iface boids INTERFACE_LINK_LIBRARIES)
+if(_boids_iface)
+  set(_boids_clean "")
+  foreach(_item IN LISTS _boids_iface)
+    if(_item MATCHES "^\\$<LINK_ONLY:(boids_build_flags|xsimd|Catch2::Catch2)>$")
+      set(_item "$<LINK_ONLY:$<BUILD_INTERFACE:${CMAKE_MATCH_1}>>")
+    endif()
+    list(APPEND _boids_clean "${_item}")
+  endforeach()
+  set_property(TARGET boids PROPERTY INTERFACE_LINK_LIBRARIES "${_boids_clean}")
+endif()
+
+set(BOIDS_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/boids)
+install(TARGETS boids EXPORT boidsTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/boids DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")
+install(FILES ${PROJECT_BINARY_DIR}/include/boids/version.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/boids)
+install(EXPORT boidsTargets NAMESPACE boids:: DESTINATION ${BOIDS_CMAKE_DIR})
+
+set(BOIDS_STATIC_LIBRARY OFF)
+if(_boids_type STREQUAL "STATIC_LIBRARY")
+  set(BOIDS_STATIC_LIBRARY ON)
+endif()
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/boidsConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/boidsConfig.cmake
+                              INSTALL_DESTINATION ${BOIDS_CMAKE_DIR})
+# 0.x: a minor release may change the API, so 0.1 accepts 0.1.x only.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/boidsConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/boidsConfig.cmake ${PROJECT_BINARY_DIR}/boidsConfigVersion.cmake
+        DESTINATION ${BOIDS_CMAKE_DIR})
+
+# pkg-config: prefix relative to the .pc file, so `cmake --install --prefix` anywhere works.
+file(RELATIVE_PATH BOIDS_PC_PREFIX "/root/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/root")
+string(REGEX REPLACE "/$" "" BOIDS_PC_PREFIX "${BOIDS_PC_PREFIX}")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/boids.pc.in ${PROJECT_BINARY_DIR}/boids.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/boids.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+if(TARGET boids_cli)
+  install(TARGETS boids_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+
+# The shared companion of a static build: the same (position-independent) objects, linked
+# once more. Not part of the CMake export (boids::boids stays the static library).
+if(BOIDS_STATIC_LIBRARY AND BOIDS_ALSO_SHARED)
+  add_library(boids_shared SHARED $<TARGET_OBJECTS:boids>)
+  set_target_properties(boids_shared PROPERTIES
+    OUTPUT_NAME boids VERSION ${PROJECT_VERSION}
+    SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
+    LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/shared)
+  target_link_libraries(boids_shared PRIVATE boids_build_flags TBB::tbb tomlplusplus::tomlplusplus)
+  install(TARGETS boids_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
+
+if(BOIDS_BUILD_TESTS AND NOT BOIDS_SANITIZE)
+  add_subdirectory(${PROJECT_SOURCE_DIR}/tests/install ${PROJECT_BINARY_DIR}/tests/install)
+endif()

@@ -1,0 +1,187 @@
+#include "core/snapshot.hpp"
+
+#include <bit>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "core/engine.hpp"
+#include "core/scenario.hpp"
+#include "core/state_csv.hpp"
+
+namespace boids {
+
+static_assert(std::endian::native == std::endian::little,
+              "snapshot and recording files are little-endian; add byte swapping for this host");
+
+namespace {
+
+template <class T>
+void put(std::string& out, T v) {
+  char b[sizeof(T)];
+  std::memcpy(b, &v, sizeof(T));
+  out.append(b, sizeof(T));
+}
+
+template <class T>
+void put_array(std::string& out, std::span<const T> a) {
+  out.append(reinterpret_cast<const char*>(a.data()), a.size_bytes());
+}
+
+// Sequential reader over the payload; every read is bounds-checked.
+struct Reader {
+  std::string_view b;
+  std::size_t at = 0;
+  const std::string& name;
+
+  [[noreturn]] void fail(const std::string& what) const { throw Error(name + ": " + what); }
+  void need(std::size_t bytes) const {
+    if (b.size() - at < bytes) fail("snapshot is inconsistent (payload shorter than its counts)");
+  }
+  template <class T>
+  T get() {
+    need(sizeof(T));
+    T v;
+    std::memcpy(&v, b.data() + at, sizeof(T));
+    at += sizeof(T);
+    return v;
+  }
+  template <class Real>
+  void get_reals(std::vector<double>& to, std::size_t n) {
+    need(n * sizeof(Real));
+    to.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      Real v;
+      std::memcpy(&v, b.data() + at + i * sizeof(Real), sizeof(Real));
+      to[i] = double(v);  // exact: float -> double -> float round-trips
+    }
+    at += n * sizeof(Real);
+  }
+};
+
+template <class Real>
+void put_state(std::string& out, const World& w) {
+  const ComponentsView<Real> p = w.positions<Real>();
+  const ComponentsView<Real> v = w.velocities<Real>();
+  put_array(out, p.x);
+  put_array(out, p.y);
+  if (w.dims() == 3) put_array(out, p.z);
+  put_array(out, v.x);
+  put_array(out, v.y);
+  if (w.dims() == 3) put_array(out, v.z);
+}
+
+}  // namespace
+
+std::string encode_snapshot(const World& w) {
+  WorldDef def = w.def();
+  def.host_parallel_for = nullptr;
+  def.host_context = nullptr;
+  const std::string toml = scenario_to_toml(def);
+  const std::size_t n = w.count();
+  const std::uint32_t real_bytes = w.precision() == Precision::f64 ? 8 : 4;
+
+  std::string payload;
+  payload.reserve(32 + toml.size() + n * (5 + 2 * std::size_t(w.dims()) * real_bytes));
+  put<std::uint64_t>(payload, w.step_count());
+  put<std::uint32_t>(payload, w.next_id());
+  put<std::uint32_t>(payload, static_cast<std::uint32_t>(n));
+  put<std::uint32_t>(payload, static_cast<std::uint32_t>(w.dims()));
+  put<std::uint32_t>(payload, real_bytes);
+  put<std::uint32_t>(payload, static_cast<std::uint32_t>(toml.size()));
+  put<std::uint32_t>(payload, 0);  // reserved
+  payload += toml;
+  put_array(payload, w.ids());
+  put_array(payload, w.kinds());
+  if (real_bytes == 8)
+    put_state<double>(payload, w);
+  else
+    put_state<float>(payload, w);
+
+  std::string out;
+  out.reserve(kSnapshotHeaderBytes + payload.size());
+  out.append(kSnapshotMagic, sizeof(kSnapshotMagic));
+  put<std::uint32_t>(out, kSnapshotVersion);
+  put<std::uint32_t>(out, 0);  // reserved
+  put<std::uint64_t>(out, payload.size());
+  put<std::uint64_t>(out, fnv1a(payload.data(), payload.size()));
+  out += payload;
+  return out;
+}
+
+SnapshotData decode_snapshot(std::string_view bytes, const std::string& name) {
+  auto fail = [&](const std::string& what) -> void { throw Error(name + ": " + what); };
+  if (bytes.size() < sizeof(kSnapshotMagic) ||
+      std::memcmp(bytes.data(), kSnapshotMagic, sizeof(kSnapshotMagic)) != 0)
+    fail("not a boids snapshot (no BOIDSNAP magic at the start)");
+  if (bytes.size() < kSnapshotHeaderBytes)
+    fail("truncated boids snapshot (" + std::to_string(bytes.size()) +
+         " bytes, the header alone is " + std::to_string(kSnapshotHeaderBytes) + ")");
+  Reader h{bytes, sizeof(kSnapshotMagic), name};
+  const auto version = h.get<std::uint32_t>();
+  h.get<std::uint32_t>();
+  const auto payload_bytes = h.get<std::uint64_t>();
+  const auto checksum = h.get<std::uint64_t>();
+  if (version != kSnapshotVersion)
+    fail("snapshot format version " + std::to_string(version) + ", this library reads version " +
+         std::to_string(kSnapshotVersion));
+  const std::size_t have = bytes.size() - kSnapshotHeaderBytes;
+  if (payload_bytes > have)
+    fail("truncated boids snapshot (header announces " + std::to_string(payload_bytes) +
+         " payload bytes, file has " + std::to_string(have) + ")");
+  if (payload_bytes < have)
+    fail("boids snapshot has " + std::to_string(have - payload_bytes) +
+         " unexpected bytes after its payload");
+  const std::string_view payload = bytes.substr(kSnapshotHeaderBytes);
+  if (fnv1a(payload.data(), payload.size()) != checksum)
+    fail("boids snapshot is corrupt (checksum mismatch)");
+
+  Reader r{payload, 0, name};
+  SnapshotData d;
+  d.step_count = r.get<std::uint64_t>();
+  d.next_id = r.get<std::uint32_t>();
+  const std::size_t n = r.get<std::uint32_t>();
+  const auto dims = r.get<std::uint32_t>();
+  const auto real_bytes = r.get<std::uint32_t>();
+  const std::size_t toml_bytes = r.get<std::uint32_t>();
+  r.get<std::uint32_t>();
+  r.need(toml_bytes);
+  const std::string toml(payload.substr(r.at, toml_bytes));
+  r.at += toml_bytes;
+  d.def = parse_scenario(toml, name + " (embedded scenario)");
+  if (dims != std::uint32_t(d.def.dims) || (real_bytes != 4 && real_bytes != 8) ||
+      (real_bytes == 8) != (d.def.precision == Precision::f64))
+    fail("snapshot is inconsistent (dims or precision differ from its scenario)");
+  const std::size_t expect = r.at + n * (5 + 2 * std::size_t(dims) * real_bytes);
+  if (expect != payload.size())
+    fail("snapshot is inconsistent (payload size does not match its counts)");
+
+  d.state.id.resize(n);
+  std::memcpy(d.state.id.data(), payload.data() + r.at, n * 4);
+  r.at += n * 4;
+  d.state.kind.assign(payload.begin() + std::ptrdiff_t(r.at),
+                      payload.begin() + std::ptrdiff_t(r.at + n));
+  r.at += n;
+  std::vector<double>* comps[6] = {&d.state.x,  &d.state.y,  &d.state.z,
+                                   &d.state.vx, &d.state.vy, &d.state.vz};
+  for (int pv = 0; pv < 2; ++pv) {
+    for (std::uint32_t c = 0; c < dims; ++c) {
+      if (real_bytes == 8)
+        r.get_reals<double>(*comps[3 * pv + int(c)], n);
+      else
+        r.get_reals<float>(*comps[3 * pv + int(c)], n);
+    }
+  }
+  return d;
+}
+
+std::string read_file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw Error(path + ": cannot read file");
+  return std::move(ss).str();
+}
+
+}  // namespace boids

@@ -1,0 +1,231 @@
+/* boids: the C API. Plain structs, opaque handles, status codes.
+ *
+ * This is the stable binary interface that C programs and other languages (Python ctypes or
+ * cffi, Rust, C#, ...) bind to. It wraps the C++ API in boids/world.hpp over the same engine.
+ *
+ * Error policy: every function that can fail returns a boids_status; BOIDS_OK (0) is success.
+ * On failure nothing has changed, output arguments are untouched, and boids_last_error()
+ * returns a one-line message (per thread) naming what is at fault. No C++ exception ever
+ * crosses this interface. Null handles, null buffers, wrong sizes, NaN or out-of-box states
+ * and unknown ids are errors, never crashes.
+ *
+ * Threads: one world must not be used from two threads at once; different worlds may be used
+ * from different threads concurrently. Each world runs its parallel loops on its own worker
+ * threads (def.threads) or through the host's parallel-for (def.host_parallel_for).
+ *
+ * Order: every array the API reads or writes lists boids in ascending id order. Ids are
+ * stable: they never change and are never reused (boids created with the world have ids
+ * 0..count-1, added ones get the next ids).
+ *
+ * Vectors are interleaved in the copy functions: x0 y0 [z0] x1 y1 [z1] ... (dims values per
+ * boid), always as double. The zero-copy views give the engine's own arrays, one per
+ * component, in the world's precision (float or double).
+ */
+#ifndef BOIDS_BOIDS_H
+#define BOIDS_BOIDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "boids/version.h"
+
+#if defined(__GNUC__)
+#define BOIDS_API __attribute__((visibility("default")))
+#else
+#define BOIDS_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum boids_status {
+  BOIDS_OK = 0,
+  BOIDS_ERROR_INVALID_ARGUMENT = 1, /* null handle/buffer, wrong size, bad value, unknown id */
+  BOIDS_ERROR_IO = 2,               /* file missing, unreadable, unwritable, corrupt */
+  BOIDS_ERROR_OUT_OF_MEMORY = 3,
+  BOIDS_ERROR_INTERNAL = 4 /* a bug: please report with boids_last_error() */
+} boids_status;
+
+typedef enum boids_boundary {
+  BOIDS_BOUNDARY_WRAP = 0,    /* periodic box, minimum-image distances */
+  BOIDS_BOUNDARY_REFLECT = 1, /* hard walls */
+  BOIDS_BOUNDARY_OPEN = 2     /* unbounded */
+} boids_boundary;
+
+typedef enum boids_engine {
+  BOIDS_ENGINE_NAIVE = 0, /* O(n^2) scalar reference stepper */
+  BOIDS_ENGINE_GRID = 1   /* cell lists, SIMD kernels, threads */
+} boids_engine;
+
+typedef enum boids_precision { BOIDS_F32 = 0, BOIDS_F64 = 1 } boids_precision;
+
+enum { BOIDS_KIND_BOID = 0, BOIDS_KIND_PREDATOR = 1, BOIDS_KIND_LEADER = 2, BOIDS_KIND_COUNT = 3 };
+
+/* The flocking rules of one kind (docs/model.md). Lengths in world units (u), time in s. */
+typedef struct boids_rule_def {
+  double radius;            /* perception radius (u) */
+  double separation_radius; /* separation acts nearer than this (u), <= radius */
+  double view_angle;        /* full field-of-view cone (deg), 360 = no blind spot */
+  double separation;        /* weight of the separation term */
+  double alignment;         /* weight of the alignment term */
+  double cohesion;          /* weight of the cohesion term */
+} boids_rule_def;
+
+typedef struct boids_motion_def {
+  double max_speed; /* speed ceiling (u/s) */
+  double min_speed; /* speed floor (u/s), 0 disables it */
+  double max_force; /* steering force clamp (u/s^2) */
+} boids_motion_def;
+
+typedef struct boids_kind_def {
+  boids_rule_def rules;
+  boids_motion_def motion;
+} boids_kind_def;
+
+/* A task of a parallel-for: process indices [begin, end). */
+typedef void (*boids_task_fn)(size_t begin, size_t end, void* task_context);
+
+/* The host's parallel-for: run task over disjoint ranges covering [0, count) exactly once
+ * (about `grain` indices each is a good size), on any threads, in any order; return when all
+ * are done. Results do not depend on how the host splits the range. */
+typedef void (*boids_host_parallel_for_fn)(boids_task_fn task, void* task_context, size_t count,
+                                           size_t grain, void* host_context);
+
+/* Mirrors boids::WorldDef. Always start from boids_default_world_def(). Fields the C struct
+ * does not have (behaviours added later) can be set through scenario TOML with
+ * boids_world_create_from_scenario() / boids_world_set_scenario(). */
+typedef struct boids_world_def {
+  int32_t dims;                                 /* 2 or 3 */
+  double size;                                  /* edge length of the world box (u) */
+  int32_t boundary;                             /* boids_boundary */
+  uint32_t count;                               /* boids created at start (kind 0) */
+  uint64_t seed;                                /* seeds the counter-based generator */
+  double dt;                                    /* time step (s) */
+  boids_kind_def kinds[BOIDS_KIND_COUNT];       /* [0] boids, [1] predators, [2] leaders */
+  int32_t engine;                               /* boids_engine */
+  int32_t precision;                            /* boids_precision */
+  int32_t threads;                              /* worker threads; 0 = all cores, 1 = none */
+  int32_t simd;                                 /* 0 forces scalar kernels */
+  int32_t cells_per_radius;                     /* grid engine: 1 or 2 */
+  boids_host_parallel_for_fn host_parallel_for; /* optional host threading, or NULL */
+  void* host_context;                           /* passed back to host_parallel_for */
+  uint32_t internal_cookie;                     /* set by boids_default_world_def(); do not touch */
+} boids_world_def;
+
+/* Zero-copy view of one vector quantity: one array per component (z is NULL in 2D), each
+ * `count` values of type float (BOIDS_F32) or double (BOIDS_F64), in id order. Valid until
+ * the next call that changes the world (step, set_state, add, remove, set_def, destroy). */
+typedef struct boids_view {
+  const void* x;
+  const void* y;
+  const void* z;
+  size_t count;
+  int32_t precision; /* boids_precision */
+} boids_view;
+
+typedef struct boids_world boids_world; /* opaque */
+
+/* ---- library ---- */
+
+/* Version of the linked library, "MAJOR.MINOR.PATCH" (compare with BOIDS_VERSION_STRING). */
+BOIDS_API const char* boids_version(void);
+/* The message of the last failed call on this thread ("" if none). Valid until the next
+ * failing call on this thread. */
+BOIDS_API const char* boids_last_error(void);
+/* A short name for a status code ("ok", "invalid argument", ...). */
+BOIDS_API const char* boids_status_name(boids_status status);
+
+/* ---- lifetime ---- */
+
+BOIDS_API boids_world_def boids_default_world_def(void);
+BOIDS_API boids_status boids_world_create(const boids_world_def* def, boids_world** out_world);
+/* Creates a world from scenario TOML text (the format of `boids run --scenario`). */
+BOIDS_API boids_status boids_world_create_from_scenario(const char* toml_text,
+                                                        boids_world** out_world);
+/* Destroys a world; NULL is allowed and does nothing. */
+BOIDS_API void boids_world_destroy(boids_world* world);
+
+/* ---- stepping and queries ---- */
+
+BOIDS_API boids_status boids_world_step(boids_world* world, int32_t steps);
+BOIDS_API boids_status boids_world_count(const boids_world* world, size_t* out_count);
+BOIDS_API boids_status boids_world_step_count(const boids_world* world, uint64_t* out_steps);
+BOIDS_API boids_status boids_world_dims(const boids_world* world, int32_t* out_dims);
+BOIDS_API boids_status boids_world_precision(const boids_world* world, int32_t* out_precision);
+BOIDS_API boids_status boids_world_next_id(const boids_world* world, uint32_t* out_id);
+/* Index of `id` in the id-ordered arrays; BOIDS_ERROR_INVALID_ARGUMENT if no such boid. */
+BOIDS_API boids_status boids_world_index_of(const boids_world* world, uint32_t id,
+                                            size_t* out_index);
+/* FNV-1a 64 hash of the exact state bytes, for determinism checks. */
+BOIDS_API boids_status boids_world_state_hash(const boids_world* world, uint64_t* out_hash);
+
+/* ---- reading the state ---- */
+
+/* Copies into caller buffers; `capacity` is the number of elements the buffer holds and must
+ * be at least count*dims (vectors) or count (ids, kinds). */
+BOIDS_API boids_status boids_world_get_positions(const boids_world* world, double* out,
+                                                 size_t capacity);
+BOIDS_API boids_status boids_world_get_velocities(const boids_world* world, double* out,
+                                                  size_t capacity);
+BOIDS_API boids_status boids_world_get_kinds(const boids_world* world, uint8_t* out,
+                                             size_t capacity);
+BOIDS_API boids_status boids_world_get_ids(const boids_world* world, uint32_t* out,
+                                           size_t capacity);
+/* Zero-copy views (see boids_view). The naive engine's are free; the grid engine's are one
+ * gather into a cached buffer the first time after a change. */
+BOIDS_API boids_status boids_world_view_positions(const boids_world* world, boids_view* out);
+BOIDS_API boids_status boids_world_view_velocities(const boids_world* world, boids_view* out);
+BOIDS_API boids_status boids_world_view_kinds(const boids_world* world, const uint8_t** out,
+                                              size_t* out_count);
+BOIDS_API boids_status boids_world_view_ids(const boids_world* world, const uint32_t** out,
+                                            size_t* out_count);
+
+/* ---- changing the world between steps ---- */
+
+/* Replaces every boid's position and velocity (count*dims doubles each, interleaved, id
+ * order) and optionally kind (NULL keeps the kinds). `count` must equal the world's count;
+ * values must be finite and inside [0, size) unless the boundary is open. */
+BOIDS_API boids_status boids_world_set_state(boids_world* world, const double* positions,
+                                             const double* velocities, const uint8_t* kinds,
+                                             size_t count);
+/* Adds `count` boids of `kind` with the seeded initial state; *out_first_id (may be NULL)
+ * receives the first new id, the others follow consecutively. */
+BOIDS_API boids_status boids_world_add(boids_world* world, uint32_t count, int32_t kind,
+                                       uint32_t* out_first_id);
+/* Adds `count` boids with the given state (as in set_state; kinds NULL means boids). */
+BOIDS_API boids_status boids_world_add_with_state(boids_world* world, const double* positions,
+                                                  const double* velocities, const uint8_t* kinds,
+                                                  size_t count, uint32_t* out_first_id);
+/* Removes the boids with these ids (all must exist, no duplicates; else nothing changes). */
+BOIDS_API boids_status boids_world_remove(boids_world* world, const uint32_t* ids, size_t count);
+/* The current def (host threading included). */
+BOIDS_API boids_status boids_world_get_def(const boids_world* world, boids_world_def* out_def);
+/* Changes the def between steps: dt, rules and motion of every kind may change; dims, size,
+ * boundary, count, seed, engine, precision, threads, simd, cells_per_radius and the host
+ * threading may not (error naming the field). */
+BOIDS_API boids_status boids_world_set_def(boids_world* world, const boids_world_def* def);
+/* Same with scenario TOML text: keys not given keep their defaults (not the current values),
+ * so pass a complete scenario, e.g. one from boids_world_get_scenario(). */
+BOIDS_API boids_status boids_world_set_scenario(boids_world* world, const char* toml_text);
+/* Writes the current def as scenario TOML into `buffer` (NUL-terminated). *out_length
+ * (may be NULL) receives the length without the NUL; if capacity is too small (or buffer is
+ * NULL) nothing is written, *out_length still gets the length and the call fails. */
+BOIDS_API boids_status boids_world_get_scenario(const boids_world* world, char* buffer,
+                                                size_t capacity, size_t* out_length);
+
+/* ---- snapshots ---- */
+
+/* Saves the whole world to a versioned binary file with a checksum, atomically. */
+BOIDS_API boids_status boids_world_save(const boids_world* world, const char* path);
+/* Loads a snapshot; stepping it continues the saved run bit-identically. host_parallel_for
+ * and host_context (both may be NULL) give the new world host threading. */
+BOIDS_API boids_status boids_world_load(const char* path,
+                                        boids_host_parallel_for_fn host_parallel_for,
+                                        void* host_context, boids_world** out_world);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BOIDS_BOIDS_H */
