@@ -17,10 +17,12 @@ constexpr std::uint32_t kDefCookie = 0xB01D5DEFu;
 
 // Upper bound on the bytes per boid any engine holds (two stores, grid arrays, permutation,
 // id-order view cache), used to refuse counts that cannot fit before allocating anything.
+// Grid engine: 2 stores + view cache, 2 rank maps + keys + gather map (16), cell starts (<= 2
+// cells per boid: 8), per-block histograms (<= 4 entries per boid: 16).
 std::size_t worst_bytes_per_boid(const WorldDef& def) {
   const std::size_t real = def.precision == Precision::f64 ? 8 : 4;
   const std::size_t store = 6 * real + 5;
-  return 3 * store + 24;
+  return 3 * store + 40;
 }
 }  // namespace
 

@@ -1,9 +1,270 @@
+// The grid engine. One step:
+//
+//   cells_.build(s_ -> in_)      cell list + gather into cell order (parallel/cell_list.hpp)
+//   ctx = prepare_step(in_)      serial, once, on the canonical cell order
+//   for each cell (parallel):    kernel sums for the cell's boids (core/kernels.hpp), then
+//                                finish_boid() per boid, written into s_ at the same slot
+//   kinds 1/2 (parallel):        brute force over their own kind with accumulate_pair
+//
+// s_ thus always holds the state in the cell order of the grid built at the start of the last
+// step, rank_slot_ maps id rank -> slot for EngineT's id-order views. Every boid's result is a
+// function of the state alone, so any thread count and any host parallel-for give the same
+// bits (tests/test_determinism.cpp).
 #include "parallel/grid_engine.hpp"
 
-namespace boids {
+#include <algorithm>
+#include <vector>
 
-std::unique_ptr<EngineBase> make_grid_engine(const WorldDef&) {
-  throw Error("engine.kind: the grid engine is not built yet; use --engine naive");
+#include "core/kernels.hpp"
+#include "parallel/cell_list.hpp"
+#include "parallel/threading.hpp"
+
+namespace boids {
+namespace {
+
+template <class Real>
+class GridEngine final : public EngineT<Real> {
+  using EngineT<Real>::m_;
+  using EngineT<Real>::s_;
+  using EngineT<Real>::def_;
+  using EngineT<Real>::steps_;
+
+ public:
+  explicit GridEngine(const WorldDef& def)
+      : EngineT<Real>(def),
+        ex_(std::make_unique<Executor>(def.threads, def.host_parallel_for, def.host_context)),
+        isa_(dispatched_isa(def.simd)) {
+    on_state_replaced();
+  }
+
+  void step(int count) override {
+    for (int s = 0; s < count; ++s) {
+      if (m_.dims == 2)
+        step_once<2>();
+      else
+        step_once<3>();
+      ++steps_;
+      this->invalidate_cache();
+    }
+  }
+
+  std::string kernel_name() const override {
+    return simd_pair_rule(m_.kind[0]) ? isa_name(isa_) : "generic";
+  }
+
+  std::size_t bytes_per_boid() const override {
+    const std::size_t n = std::max<std::size_t>(1, s_.n);
+    auto store = [](const BoidStore<Real>& s) {
+      std::size_t b = s.kind.capacity() + s.id.capacity() * sizeof(std::uint32_t);
+      for (int c = 0; c < 3; ++c) b += (s.p[c].capacity() + s.v[c].capacity()) * sizeof(Real);
+      return b;
+    };
+    const std::size_t total = store(s_) + store(in_) + cells_.bytes() +
+                              (rank_slot_.capacity() + tmp_rank_.capacity()) * 4;
+    return (total + n - 1) / n;
+  }
+
+  PairCounts count_pairs() const override {
+    // A fresh cell list of the current state, so the counts describe what the next step sees.
+    CellList<Real> cl;
+    BoidStore<Real> in;
+    std::vector<std::uint32_t> ranks(s_.n);
+    cl.build(settings(), s_, slot_of_rank(), in, ranks.data(), *ex_);
+    const GridView<Real> g = cl.view(in, m_);
+    PairCounts pc;
+    std::vector<FlockSums<Real>> buf(cl.max_occupancy());
+    CandidateRun<Real> runs[kMaxRuns];
+    for (std::uint32_t cell = 0; cell < g.ncells(); ++cell) {
+      const std::uint32_t occ = g.cell_start[cell + 1] - g.cell_start[cell];
+      if (occ == 0) continue;
+      const int nr = cell_runs(g, cell, runs);
+      std::uint64_t cand = 0;
+      for (int r = 0; r < nr; ++r) cand += runs[r].end - runs[r].begin;
+      pc.candidates += occ * (cand - 1);
+      if (m_.dims == 2)
+        generic_cell_sums<Real, 2>(g, cell, buf.data());
+      else
+        generic_cell_sums<Real, 3>(g, cell, buf.data());
+      for (std::uint32_t k = 0; k < occ; ++k) pc.neighbours += std::uint64_t(buf[k].k);
+    }
+    for (std::uint32_t i = cl.boid_end(); i < in.n; ++i) {
+      FlockSums<Real> s = m_.dims == 2 ? special_sums<2>(in, cl.boid_end(), i)
+                                       : special_sums<3>(in, cl.boid_end(), i);
+      pc.neighbours += std::uint64_t(s.k);
+      for (std::uint32_t j = cl.boid_end(); j < in.n; ++j)
+        pc.candidates += (j != i && in.kind[j] == in.kind[i]);
+    }
+    return pc;
+  }
+
+  void bench_build() {
+    tmp_rank_.resize(s_.n);
+    cells_.build(settings(), s_, slot_of_rank(), in_, tmp_rank_.data(), *ex_);
+  }
+
+  std::uint64_t bench_kernel() {
+    if (in_.n != s_.n) bench_build();
+    const GridView<Real> g = cells_.view(in_, m_);
+    const CellKernel<Real> kernel = pick_kernel();
+    const std::size_t ncells = g.ncells();
+    std::vector<std::uint64_t> per_task((ncells + kCellGrain - 1) / kCellGrain, 0);
+    ex_->parallel_for(per_task.size(), 1, [&](std::size_t b, std::size_t e) {
+      std::vector<FlockSums<Real>> buf(cells_.max_occupancy());
+      for (std::size_t t = b; t < e; ++t) {
+        std::uint64_t k = 0;
+        for (std::size_t c = t * kCellGrain; c < std::min(ncells, (t + 1) * kCellGrain); ++c) {
+          const std::uint32_t occ = g.cell_start[c + 1] - g.cell_start[c];
+          if (occ == 0) continue;
+          kernel(g, std::uint32_t(c), buf.data());
+          for (std::uint32_t i = 0; i < occ; ++i) k += std::uint64_t(buf[i].k);
+        }
+        per_task[t] = k;
+      }
+    });
+    std::uint64_t total = 0;
+    for (std::uint64_t k : per_task) total += k;
+    return total;
+  }
+
+ protected:
+  const std::uint32_t* slot_of_rank() const override {
+    return id_order_ ? nullptr : rank_slot_.data();
+  }
+
+  void on_state_replaced() override {
+    // s_ is in id order now, and its size may have changed.
+    id_order_ = true;
+    rank_slot_.assign(s_.n, 0);
+    for (std::size_t r = 0; r < s_.n; ++r) rank_slot_[r] = std::uint32_t(r);
+    tmp_rank_.resize(s_.n);
+    in_ = BoidStore<Real>();
+    this->invalidate_cache();
+  }
+
+ private:
+  static constexpr std::size_t kCellGrain = 64;  // cells per task
+
+  GridSettings settings() const {
+    GridSettings gs;
+    gs.dims = m_.dims;
+    gs.boundary = m_.boundary;
+    gs.size = def_.size;
+    gs.radius = double(m_.kind[0].radius);
+    gs.cells_per_radius = def_.cells_per_radius;
+    return gs;
+  }
+
+  CellKernel<Real> pick_kernel() const {
+    const KindParams<Real>& kp = m_.kind[0];
+    if (!simd_pair_rule(kp)) {
+      return m_.dims == 2 ? &generic_cell_sums<Real, 2> : &generic_cell_sums<Real, 3>;
+    }
+    return select_cell_kernel<Real>(isa_, m_.dims, cells_.plan().wrap, kp.full_view);
+  }
+
+  // Sums of the kind 1/2 agent in slot i of `in` over its own kind, slots [first, n): the
+  // naive stepper's loop, in id order.
+  template <int D>
+  FlockSums<Real> special_sums(const BoidStore<Real>& in, std::uint32_t first,
+                               std::uint32_t i) const {
+    const KindParams<Real>& kp = m_.kind[in.kind[i]];
+    Real vi[3] = {0, 0, 0}, vj[3] = {0, 0, 0}, d[3] = {0, 0, 0};
+    Real vi2 = 0;
+    for (int c = 0; c < D; ++c) {
+      vi[c] = in.v[c][i];
+      vi2 += vi[c] * vi[c];
+    }
+    const Real vi_len = std::sqrt(vi2);
+    FlockSums<Real> s;
+    for (std::uint32_t j = first; j < in.n; ++j) {
+      if (j == i || in.kind[j] != in.kind[i]) continue;
+      for (int c = 0; c < D; ++c) {
+        d[c] = in.p[c][j] - in.p[c][i];
+        if (m_.boundary == Boundary::wrap) d[c] = min_image(d[c], m_.size, m_.inv_size);
+        vj[c] = in.v[c][j];
+      }
+      accumulate_pair<Real, D>(kp, d, vi, vi_len, vj, s);
+    }
+    return s;
+  }
+
+  template <int D>
+  void finish(const StepContext<Real>& ctx, std::uint32_t j, const FlockSums<Real>& sums) {
+    Real p[3], v[3], po[3], vo[3];
+    for (int c = 0; c < D; ++c) {
+      p[c] = in_.p[c][j];
+      v[c] = in_.v[c][j];
+    }
+    finish_boid<Real, D>(m_, ctx, in_.kind[j], in_.id[j], sums, p, v, po, vo);
+    for (int c = 0; c < D; ++c) {
+      s_.p[c][j] = po[c];
+      s_.v[c][j] = vo[c];
+    }
+    s_.kind[j] = in_.kind[j];
+    s_.id[j] = in_.id[j];
+  }
+
+  template <int D>
+  void step_once() {
+    const std::size_t n = s_.n;
+    tmp_rank_.resize(n);
+    cells_.build(settings(), s_, slot_of_rank(), in_, tmp_rank_.data(), *ex_);
+    rank_slot_.swap(tmp_rank_);
+    id_order_ = false;
+    const StepContext<Real> ctx = prepare_step(m_, in_, steps_, def_.seed);
+    const GridView<Real> g = cells_.view(in_, m_);
+    const CellKernel<Real> kernel = pick_kernel();
+    const std::size_t ncells = g.ncells();
+    ex_->parallel_for(ncells, kCellGrain, [&](std::size_t b, std::size_t e) {
+      std::vector<FlockSums<Real>> buf(cells_.max_occupancy());
+      for (std::size_t c = b; c < e; ++c) {
+        const std::uint32_t first = g.cell_start[c], last = g.cell_start[c + 1];
+        if (first == last) continue;
+        kernel(g, std::uint32_t(c), buf.data());
+        for (std::uint32_t j = first; j < last; ++j) finish<D>(ctx, j, buf[j - first]);
+      }
+    });
+    const std::uint32_t first = cells_.boid_end();
+    ex_->parallel_for(n - first, 1, [&](std::size_t b, std::size_t e) {
+      for (std::size_t k = b; k < e; ++k) {
+        const std::uint32_t j = first + std::uint32_t(k);
+        finish<D>(ctx, j, special_sums<D>(in_, first, j));
+      }
+    });
+  }
+
+  std::unique_ptr<Executor> ex_;
+  Isa isa_;
+  CellList<Real> cells_;
+  BoidStore<Real> in_;  // the step's input, in cell order
+  std::vector<std::uint32_t> rank_slot_, tmp_rank_;
+  bool id_order_ = true;
+};
+
+template <class Real>
+GridEngine<Real>& grid_of(World& w) {
+  auto* g = dynamic_cast<GridEngine<Real>*>(&w.engine());
+  if (!g) throw Error("engine.kind: this needs a world created with the grid engine");
+  return *g;
+}
+
+}  // namespace
+
+std::unique_ptr<EngineBase> make_grid_engine(const WorldDef& def) {
+  if (def.precision == Precision::f64) return std::make_unique<GridEngine<double>>(def);
+  return std::make_unique<GridEngine<float>>(def);
+}
+
+void grid_build_cells(World& w) {
+  if (w.precision() == Precision::f64)
+    grid_of<double>(w).bench_build();
+  else
+    grid_of<float>(w).bench_build();
+}
+
+std::uint64_t grid_neighbour_pass(World& w) {
+  if (w.precision() == Precision::f64) return grid_of<double>(w).bench_kernel();
+  return grid_of<float>(w).bench_kernel();
 }
 
 }  // namespace boids

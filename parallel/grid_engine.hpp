@@ -1,6 +1,7 @@
-// The fast engine: cell-list neighbour search, SIMD kernels, TBB threads.
+// The fast engine: cell-list neighbour search, SIMD kernels, TBB threads. docs/engine.md.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "core/engine.hpp"
@@ -9,5 +10,16 @@ namespace boids {
 
 /// Creates the grid engine for def.precision.
 std::unique_ptr<EngineBase> make_grid_engine(const WorldDef& def);
+
+// Benchmark hooks (bench/): a World created with engine = grid, else they throw Error.
+
+/// Rebuilds only the cell list from the current state (bounding box, keys, counting sort,
+/// gather into cell order), exactly as a step does before its kernel. The state is unchanged.
+void grid_build_cells(World& w);
+
+/// Runs only the neighbour kernel, on the world's threads, for every kind-0 boid over the cell
+/// list of the last step or grid_build_cells(); no integration, the state is unchanged.
+/// Returns the total neighbour count (so the work cannot be optimised away).
+std::uint64_t grid_neighbour_pass(World& w);
 
 }  // namespace boids

@@ -1,0 +1,89 @@
+// Run-time choice of the kernel instruction set.
+#include "core/kernels.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace boids {
+
+const char* isa_name(Isa isa) noexcept {
+  switch (isa) {
+    case Isa::sse42:
+      return "sse4.2";
+    case Isa::avx2:
+      return "avx2";
+    case Isa::avx512:
+      return "avx512";
+    default:
+      return "scalar";
+  }
+}
+
+namespace {
+
+Isa cpu_isa() noexcept {
+#if defined(BOIDS_DISABLE_SIMD) || !(defined(__x86_64__) || defined(_M_X64))
+  return Isa::scalar;
+#else
+  __builtin_cpu_init();
+#if defined(BOIDS_HAVE_AVX512)
+  if (__builtin_cpu_supports("avx512f")) return Isa::avx512;
+#endif
+  if (__builtin_cpu_supports("avx2")) return Isa::avx2;
+  if (__builtin_cpu_supports("sse4.2")) return Isa::sse42;
+  return Isa::scalar;
+#endif
+}
+
+Isa env_cap() noexcept {
+  const char* e = std::getenv("BOIDS_MAX_ISA");
+  if (!e) return Isa::avx512;
+  for (Isa i : {Isa::scalar, Isa::sse42, Isa::avx2, Isa::avx512})
+    if (std::strcmp(e, isa_name(i)) == 0) return i;
+  return Isa::avx512;
+}
+
+struct Tables {
+  CellKernelTable<float> f[4] = {};
+  CellKernelTable<double> d[4] = {};
+  Tables() {
+    kernel_table_scalar(f[0], d[0]);
+#if !defined(BOIDS_DISABLE_SIMD) && (defined(__x86_64__) || defined(_M_X64))
+    kernel_table_sse42(f[1], d[1]);
+    kernel_table_avx2(f[2], d[2]);
+#if defined(BOIDS_HAVE_AVX512)
+    kernel_table_avx512(f[3], d[3]);
+#endif
+#endif
+  }
+};
+
+const Tables& tables() {
+  static const Tables t;
+  return t;
+}
+
+}  // namespace
+
+Isa dispatched_isa(bool simd) noexcept {
+  if (!simd) return Isa::scalar;
+  static const Isa cpu = cpu_isa();
+  const Isa cap = env_cap();
+  return cpu < cap ? cpu : cap;
+}
+
+template <class Real>
+CellKernel<Real> select_cell_kernel(Isa isa, int dims, WrapMode wrap, bool full_view) {
+  if (isa > dispatched_isa(true)) isa = dispatched_isa(true);
+  const Tables& t = tables();
+  const int i = int(isa), dd = dims == 2 ? 0 : 1, w = int(wrap), v = full_view ? 1 : 0;
+  if constexpr (sizeof(Real) == 4)
+    return t.f[i][dd][w][v];
+  else
+    return t.d[i][dd][w][v];
+}
+
+template CellKernel<float> select_cell_kernel<float>(Isa, int, WrapMode, bool);
+template CellKernel<double> select_cell_kernel<double>(Isa, int, WrapMode, bool);
+
+}  // namespace boids

@@ -1,0 +1,193 @@
+// Neighbour-sum kernels of the grid engine, compiled once per instruction set and chosen at run
+// time (kernels.cpp), plus the grid description they run over.
+//
+// A kernel computes the FlockSums of every boid in one cell: it walks the cell's stencil as a
+// list of contiguous slot runs (neighbour cells adjacent in x are adjacent in memory), loads
+// the candidates' positions as SIMD batches, masks the tail of each run and accumulates.
+//
+// Arithmetic contract (docs/engine.md): every path, scalar included, uses the same virtual
+// lane layout of kLanes = 64 / sizeof(Real) lanes. Candidate j of a run lands in lane
+// (j - run begin) mod kLanes; each lane sums in candidate order, and the lanes are combined by
+// one fixed pairwise tree. A W-wide ISA holds the kLanes lanes in kLanes / W registers. There
+// is no FMA (-ffp-contract=off, no explicit fma), and +, -, *, /, sqrt and nearbyint are
+// correctly rounded on every path, so all paths give bit-identical sums: the ISA only changes
+// the speed. The sums differ from the naive stepper's (one serial sum in id order) by
+// rounding only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/model.hpp"
+
+namespace boids {
+
+/// Instruction sets the kernels are compiled for, in increasing order of preference.
+enum class Isa : std::uint8_t { scalar, sse42, avx2, avx512 };
+
+/// "scalar", "sse4.2", "avx2", "avx512".
+const char* isa_name(Isa isa) noexcept;
+
+/// The best instruction set both this binary has kernels for and this CPU runs; scalar when
+/// `simd` is false or the build has BOIDS_DISABLE_SIMD. The environment variable
+/// BOIDS_MAX_ISA (scalar, sse4.2, avx2, avx512) caps the choice, for benchmarks.
+Isa dispatched_isa(bool simd = true) noexcept;
+
+/// Name of dispatched_isa(true), for the bench.
+inline const char* dispatched_isa_name() noexcept { return isa_name(dispatched_isa(true)); }
+
+/// How displacements cross the faces of the box.
+enum class WrapMode : std::uint8_t {
+  none,       ///< reflect / open: stencil clamped at the grid faces, no images
+  shift,      ///< wrap with >= 2*reach+1 cells on every axis: each run adds a fixed +-size
+  min_image,  ///< wrap with a collapsed axis: per-pair minimum image, as the naive stepper
+};
+
+/// A cell grid over a store sorted into cell order. Cell (x, y, z) has index
+/// x + n[0] * (y + n[1] * z) and holds slots [cell_start[c], cell_start[c + 1]).
+template <class Real>
+struct GridView {
+  const Real* p[3] = {nullptr, nullptr, nullptr};  ///< positions in cell order (padded)
+  const Real* v[3] = {nullptr, nullptr, nullptr};  ///< velocities in cell order (padded)
+  const std::uint32_t* cell_start = nullptr;       ///< ncells() + 1 entries
+  int dims = 3;
+  int n[3] = {1, 1, 1};      ///< cells per axis (n[2] = 1 in 2D)
+  int reach[3] = {0, 0, 0};  ///< stencil half-width per axis, in cells
+  WrapMode wrap = WrapMode::none;
+  Real size = 0, inv_size = 0;  ///< world size and its inverse (wrap)
+  KindParams<Real> kp{};        ///< the rules of kind 0, the only kind in the cells
+
+  std::size_t ncells() const { return std::size_t(n[0]) * std::size_t(n[1]) * std::size_t(n[2]); }
+};
+
+/// Virtual SIMD lanes every path sums in (see the contract above).
+template <class Real>
+inline constexpr int kLanes = int(64 / sizeof(Real));
+
+/// One contiguous run of candidate slots [begin, end) and the image shift its boids need.
+template <class Real>
+struct CandidateRun {
+  std::uint32_t begin, end;
+  Real shift[3];
+  bool own;  ///< contains the cell's own boids (the boid itself is cut out of it)
+};
+
+/// Most runs a stencil can have: (2*2+1)^2 rows in 3D, each split in two at the wrap seam.
+inline constexpr int kMaxRuns = 50;
+
+/// The candidate runs of `cell`, in a fixed order (z, then y, then x ascending). Returns the
+/// number written to `runs`.
+template <class Real>
+inline int cell_runs(const GridView<Real>& g, std::uint32_t cell, CandidateRun<Real>* runs) {
+  const int c0 = int(cell % std::uint32_t(g.n[0]));
+  const int c1 = int((cell / std::uint32_t(g.n[0])) % std::uint32_t(g.n[1]));
+  const int c2 = int(cell / (std::uint32_t(g.n[0]) * std::uint32_t(g.n[1])));
+  const bool wrap = g.wrap != WrapMode::none;
+  const bool shift = g.wrap == WrapMode::shift;
+  int count = 0;
+  auto add = [&](int x0, int x1, int row, Real sx, Real sy, Real sz, bool own_row) {
+    const std::uint32_t b = g.cell_start[std::size_t(row) + std::size_t(x0)];
+    const std::uint32_t e = g.cell_start[std::size_t(row) + std::size_t(x1) + 1];
+    const bool own = own_row && x0 <= c0 && c0 <= x1;
+    if (b == e && !own) return;
+    runs[count++] = {b, e, {shift ? sx : Real(0), shift ? sy : Real(0), shift ? sz : Real(0)}, own};
+  };
+  for (int dz = -g.reach[2]; dz <= g.reach[2]; ++dz) {
+    int z = c2 + dz;
+    Real sz = 0;
+    if (z < 0 || z >= g.n[2]) {
+      if (!wrap) continue;
+      sz = z < 0 ? -g.size : g.size;
+      z = z < 0 ? z + g.n[2] : z - g.n[2];
+    }
+    for (int dy = -g.reach[1]; dy <= g.reach[1]; ++dy) {
+      int y = c1 + dy;
+      Real sy = 0;
+      if (y < 0 || y >= g.n[1]) {
+        if (!wrap) continue;
+        sy = y < 0 ? -g.size : g.size;
+        y = y < 0 ? y + g.n[1] : y - g.n[1];
+      }
+      const int row = g.n[0] * (y + g.n[1] * z);
+      const bool own_row = dy == 0 && dz == 0;
+      const int lo = c0 - g.reach[0], hi = c0 + g.reach[0];
+      if (!wrap) {
+        add(lo < 0 ? 0 : lo, hi >= g.n[0] ? g.n[0] - 1 : hi, row, 0, sy, sz, own_row);
+      } else if (lo < 0) {
+        add(lo + g.n[0], g.n[0] - 1, row, -g.size, sy, sz, false);
+        add(0, hi, row, 0, sy, sz, own_row);
+      } else if (hi >= g.n[0]) {
+        add(lo, g.n[0] - 1, row, 0, sy, sz, own_row);
+        add(0, hi - g.n[0], row, g.size, sy, sz, false);
+      } else {
+        add(lo, hi, row, 0, sy, sz, own_row);
+      }
+    }
+  }
+  return count;
+}
+
+/// Computes the FlockSums of every boid of `cell` into out[0 .. cell size).
+template <class Real>
+using CellKernel = void (*)(const GridView<Real>& g, std::uint32_t cell, FlockSums<Real>* out);
+
+/// The kernel for an instruction set (which must be compiled in and supported; see
+/// dispatched_isa), dimension, wrap mode and view (full_view: kind 0 sees all around).
+template <class Real>
+CellKernel<Real> select_cell_kernel(Isa isa, int dims, WrapMode wrap, bool full_view);
+
+// Per-ISA kernel tables, defined in kernels_<isa>.cpp: [dims - 2][wrap mode][full view].
+template <class Real>
+using CellKernelTable = CellKernel<Real>[2][3][2];
+void kernel_table_scalar(CellKernelTable<float>& f, CellKernelTable<double>& d);
+void kernel_table_sse42(CellKernelTable<float>& f, CellKernelTable<double>& d);
+void kernel_table_avx2(CellKernelTable<float>& f, CellKernelTable<double>& d);
+void kernel_table_avx512(CellKernelTable<float>& f, CellKernelTable<double>& d);
+
+}  // namespace boids
+
+namespace boids {
+
+/// Whether the SIMD kernels implement kind 0's pair rule: the standard model. Rules added by
+/// behaviours (linear separation, nearest-neighbour tracking) run generic_cell_sums instead.
+template <class Real>
+inline bool simd_pair_rule(const KindParams<Real>& kp) {
+  bool standard = true;
+  if constexpr (requires { kp.sep_linear; }) standard = standard && !kp.sep_linear;
+  if constexpr (requires { kp.track_nearest; }) standard = standard && !kp.track_nearest;
+  return standard;
+}
+
+/// The fallback kernel for any pair rule: the model's own accumulate_pair per candidate, in
+/// run order. Scalar, not dispatched; same signature as a CellKernel.
+template <class Real, int D>
+void generic_cell_sums(const GridView<Real>& g, std::uint32_t cell, FlockSums<Real>* out) {
+  CandidateRun<Real> runs[kMaxRuns];
+  const int nr = cell_runs(g, cell, runs);
+  const std::uint32_t first = g.cell_start[cell], last = g.cell_start[cell + 1];
+  for (std::uint32_t i = first; i < last; ++i) {
+    Real vi[3] = {0, 0, 0}, vj[3] = {0, 0, 0}, d[3] = {0, 0, 0};
+    Real vi2 = 0;
+    for (int c = 0; c < D; ++c) {
+      vi[c] = g.v[c][i];
+      vi2 += vi[c] * vi[c];
+    }
+    const Real vi_len = std::sqrt(vi2);
+    FlockSums<Real> s;
+    for (int r = 0; r < nr; ++r) {
+      for (std::uint32_t j = runs[r].begin; j < runs[r].end; ++j) {
+        if (j == i) continue;
+        for (int c = 0; c < D; ++c) {
+          d[c] = g.p[c][j] - g.p[c][i];
+          if (g.wrap == WrapMode::shift) d[c] = d[c] + runs[r].shift[c];
+          if (g.wrap == WrapMode::min_image) d[c] = min_image(d[c], g.size, g.inv_size);
+          vj[c] = g.v[c][j];
+        }
+        accumulate_pair<Real, D>(g.kp, d, vi, vi_len, vj, s);
+      }
+    }
+    out[i - first] = s;
+  }
+}
+
+}  // namespace boids

@@ -1,0 +1,13 @@
+// Kernels for xsimd::avx512f, compiled with this instruction set's flags only
+// (core/CMakeLists.txt).
+#include "core/kernels_simd.hpp"
+
+namespace boids {
+
+void kernel_table_avx512(CellKernelTable<float>& f, CellKernelTable<double>& d) {
+  using Packs = kernels_detail::XsimdPacks<xsimd::avx512f>;
+  kernels_detail::fill_table<Packs::Pack, float>(f);
+  kernels_detail::fill_table<Packs::Pack, double>(d);
+}
+
+}  // namespace boids

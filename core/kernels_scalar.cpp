@@ -1,0 +1,34 @@
+// The scalar kernels: the same code as the SIMD ones over a one-lane "pack", so they sum in
+// the same virtual lanes and give bit-identical results (core/kernels.hpp). Also the fallback
+// on CPUs without SSE4.2 and in BOIDS_DISABLE_SIMD builds.
+#include <cmath>
+
+#include "core/kernels_impl.hpp"
+
+namespace boids {
+namespace {
+
+template <class Real>
+struct ScalarPack {
+  using B = Real;
+  using M = bool;
+  static constexpr int W = 1;
+  static B load(const Real* p) { return *p; }
+  static B splat(Real x) { return x; }
+  static M lane_lt(int k) { return 0 < k; }
+  static B select(M m, B a) { return m ? a : Real(0); }
+  static bool any(M m) { return m; }
+  static M and_(M a, M b) { return a && b; }
+  static B sqrt(B a) { return std::sqrt(a); }
+  static B round(B a) { return std::nearbyint(a); }
+  static void store(Real* p, B a) { *p = a; }
+};
+
+}  // namespace
+
+void kernel_table_scalar(CellKernelTable<float>& f, CellKernelTable<double>& d) {
+  kernels_detail::fill_table<ScalarPack, float>(f);
+  kernels_detail::fill_table<ScalarPack, double>(d);
+}
+
+}  // namespace boids

@@ -1,0 +1,12 @@
+// Kernels for xsimd::sse4_2, compiled with this instruction set's flags only (core/CMakeLists.txt).
+#include "core/kernels_simd.hpp"
+
+namespace boids {
+
+void kernel_table_sse42(CellKernelTable<float>& f, CellKernelTable<double>& d) {
+  using Packs = kernels_detail::XsimdPacks<xsimd::sse4_2>;
+  kernels_detail::fill_table<Packs::Pack, float>(f);
+  kernels_detail::fill_table<Packs::Pack, double>(d);
+}
+
+}  // namespace boids
