@@ -20,9 +20,15 @@ std::uint64_t fnv1a(const void* data, std::size_t bytes, std::uint64_t h) {
 
 template <class Real>
 void init_state(const WorldDef& def, BoidStore<Real>& s) {
-  const double speed = 0.5 * (def.kinds[0].motion.min_speed + def.kinds[0].motion.max_speed);
+  // Initial kinds: of the ids [0, count), the last `leaders` are leaders and the `predators`
+  // before them are predators, so ids never depend on the engine's slot order.
+  const std::uint64_t lead0 = def.count - std::min<std::uint64_t>(def.leaders, def.count);
+  const std::uint64_t pred0 = lead0 - std::min<std::uint64_t>(def.predators, lead0);
   for (std::size_t i = 0; i < s.n; ++i) {
     const std::uint64_t id = s.id[i];
+    const std::uint8_t kind = id >= def.count ? 0 : id >= lead0 ? 2 : id >= pred0 ? 1 : 0;
+    const MotionDef& mo = def.kinds[kind].motion;
+    const double speed = 0.5 * (mo.min_speed + mo.max_speed);
     auto u = [&](std::uint64_t counter) { return random_unit(def.seed, id, kStreamInit, counter); };
     for (int c = 0; c < def.dims; ++c) {
       Real x = Real(u(c) * def.size);
@@ -44,7 +50,7 @@ void init_state(const WorldDef& def, BoidStore<Real>& s) {
       dir[2] = z;
     }
     for (int c = 0; c < def.dims; ++c) s.v[c][i] = Real(dir[c] * speed);
-    s.kind[i] = 0;
+    s.kind[i] = kind;
   }
 }
 

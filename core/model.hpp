@@ -6,8 +6,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "boids/world_def.hpp"
+#include "core/behaviour_params.hpp"
 #include "core/store.hpp"
 
 namespace boids {
@@ -21,6 +23,9 @@ struct KindParams {
   Real cos_half_view;    // cos(theta/2)
   Real w_sep, w_ali, w_coh;
   Real max_speed, min_speed, max_force;
+  bool sep_linear;     // separation sums -d instead of -d/|d|^2 (the abm profile)
+  bool track_nearest;  // FlockSums tracks the closest neighbour (closest_separation)
+  BehaviourParams<Real> beh;
 };
 
 template <class Real>
@@ -29,6 +34,7 @@ struct ModelParams {
   Boundary boundary = Boundary::wrap;
   Real size = 0, inv_size = 0, dt = 0;
   KindParams<Real> kind[kKindCount];
+  WorldBehaviour<Real> beh;
 
   static ModelParams from_def(const WorldDef& d) {
     ModelParams m;
@@ -52,7 +58,13 @@ struct ModelParams {
       p.max_speed = Real(mo.max_speed);
       p.min_speed = Real(mo.min_speed);
       p.max_force = Real(mo.max_force);
+      p.sep_linear = k == 0 && d.profile == Profile::abm;
+      p.track_nearest = d.kinds[k].behaviour.closest_separation != 0;
+      p.beh = behaviour_params<Real>(d.kinds[k], d.dt);
     }
+    m.beh = world_behaviour<Real>(d);
+    for (int k = 0; k < kKindCount; ++k) m.beh.any_kind_active |= m.kind[k].beh.active;
+    if (d.profile == Profile::abm) m.beh.any_kind_active = true;
     return m;
   }
 };
@@ -64,6 +76,11 @@ struct FlockSums {
   Real v[3] = {0, 0, 0};    // sum of v_j
   Real sep[3] = {0, 0, 0};  // sum of -d_ij / |d_ij|^2 over 0 < |d_ij| < r_s
   std::int32_t k = 0;       // neighbour count
+  // Closest visible neighbour, only when KindParams::track_nearest (threshold separation):
+  // its squared distance (+inf when none) and offset d_ij. Ties go to the lexicographically
+  // smaller offset, so the result does not depend on the order pairs are visited.
+  Real near_d2 = std::numeric_limits<Real>::infinity();
+  Real near_d[3] = {0, 0, 0};
 };
 
 /// Step 1: minimum-image displacement component in a wrapping world.
@@ -91,8 +108,25 @@ inline void accumulate_pair(const KindParams<Real>& kp, const Real* d, const Rea
     s.v[c] += vj[c];
   }
   if (dist2 > Real(0) && dist2 < kp.sep_radius2) {
-    const Real inv = Real(1) / dist2;
-    for (int c = 0; c < D; ++c) s.sep[c] -= d[c] * inv;
+    if (kp.sep_linear) {
+      for (int c = 0; c < D; ++c) s.sep[c] -= d[c];
+    } else {
+      const Real inv = Real(1) / dist2;
+      for (int c = 0; c < D; ++c) s.sep[c] -= d[c] * inv;
+    }
+  }
+  if (kp.track_nearest && dist2 <= s.near_d2) {
+    bool take = dist2 < s.near_d2;
+    for (int c = 0; c < D && !take && dist2 == s.near_d2; ++c) {
+      if (d[c] != s.near_d[c]) {
+        take = d[c] < s.near_d[c];
+        break;
+      }
+    }
+    if (take) {
+      s.near_d2 = dist2;
+      for (int c = 0; c < D; ++c) s.near_d[c] = d[c];
+    }
   }
 }
 
@@ -166,25 +200,41 @@ template <class Real>
 struct StepContext {
   std::uint64_t step = 0;  // index of the step being computed (0 for the first)
   std::uint64_t seed = 0;  // world seed, for counter-based random draws keyed by (seed, id, step)
+  BehaviourContext<Real> beh;  // behaviours' per-step data (core/behaviours.hpp)
 };
+
+// Defined in core/behaviours.hpp (included at the end of this header).
+template <class Real>
+void prepare_behaviours(const ModelParams<Real>& m, const BoidStore<Real>& s,
+                        StepContext<Real>& ctx);
+struct ForceRecorder;
+template <class Real, int D>
+void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, std::uint8_t kind,
+                      std::uint32_t id, const FlockSums<Real>& sums, const Real* p, const Real* v,
+                      Real* p_out, Real* v_out, ForceRecorder* rec);
 
 /// Builds the step context. `s` may be in any slot order; the result must not depend on it
 /// beyond floating-point rounding of sums. Runs serially once per step.
 template <class Real>
-inline StepContext<Real> prepare_step(const ModelParams<Real>& /*m*/, const BoidStore<Real>& /*s*/,
+inline StepContext<Real> prepare_step(const ModelParams<Real>& m, const BoidStore<Real>& s,
                                       std::uint64_t step, std::uint64_t seed) {
   StepContext<Real> ctx;
   ctx.step = step;
   ctx.seed = seed;
+  prepare_behaviours(m, s, ctx);
   return ctx;
 }
 
 /// Everything after the neighbour sums for one boid: flocking force, clamps, integration and
 /// boundary. Both engines call exactly this, so they differ only in how the sums were found.
 template <class Real, int D>
-inline void finish_boid(const ModelParams<Real>& m, const StepContext<Real>& /*ctx*/,
-                        std::uint8_t kind, std::uint32_t /*id*/, const FlockSums<Real>& sums,
-                        const Real* p, const Real* v, Real* p_out, Real* v_out) {
+inline void finish_boid(const ModelParams<Real>& m, const StepContext<Real>& ctx, std::uint8_t kind,
+                        std::uint32_t id, const FlockSums<Real>& sums, const Real* p, const Real* v,
+                        Real* p_out, Real* v_out) {
+  if (ctx.beh.active) {
+    behaviour_finish<Real, D>(m, ctx, kind, id, sums, p, v, p_out, v_out, nullptr);
+    return;
+  }
   const KindParams<Real>& kp = m.kind[kind];
   Real force[3] = {0, 0, 0};
   flock_force<Real, D>(kp, sums, v, force);
@@ -192,3 +242,5 @@ inline void finish_boid(const ModelParams<Real>& m, const StepContext<Real>& /*c
 }
 
 }  // namespace boids
+
+#include "core/behaviours.hpp"  // IWYU pragma: export

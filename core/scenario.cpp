@@ -158,6 +158,162 @@ Field choice(std::string key, Enum* target, std::vector<std::pair<std::string, E
           }};
 }
 
+// A list of numbers: `[1.0, 2.0, 3.0]` (checked against world.dims by check_def).
+std::vector<double> number_list(const toml::node& n, const std::string& where,
+                                const std::string& key) {
+  const toml::array* a = n.as_array();
+  if (!a) fail(where, key, "expected an array of numbers such as [1.0, 2.0], got " + type_name(n));
+  std::vector<double> out;
+  for (std::size_t i = 0; i < a->size(); ++i) {
+    const toml::node& e = *a->get(i);
+    double v;
+    if (auto iv = e.value_exact<std::int64_t>())
+      v = double(*iv);
+    else if (auto f = e.value_exact<double>())
+      v = *f;
+    else
+      fail(where, key,
+           "element " + std::to_string(i + 1) + ": expected a number, got " + type_name(e));
+    if (!std::isfinite(v))
+      fail(where, key, "element " + std::to_string(i + 1) + ": must be finite");
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::string show_list(const std::vector<double>& v) {
+  std::string t = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) t += (i ? ", " : "") + toml_double(v[i]);
+  return t + "]";
+}
+
+Field vector_field(std::string key, std::vector<double>* target) {
+  return {key,
+          [key, target](const toml::node& n, const std::string& where) {
+            *target = number_list(n, where, key);
+          },
+          [target] { return show_list(*target); }};
+}
+
+// An array of inline tables, each with exactly the given keys, e.g.
+// spheres = [{center = [1, 2, 3], radius = 4}]. `apply(i, name, node, where)` stores a key.
+using TableItem =
+    std::function<void(std::size_t, const std::string&, const toml::node&, const std::string&)>;
+void table_list(const toml::node& n, const std::string& where, const std::string& key,
+                const std::vector<std::string>& names, const TableItem& apply) {
+  const toml::array* a = n.as_array();
+  if (!a) fail(where, key, "expected an array of tables, got " + type_name(n));
+  for (std::size_t i = 0; i < a->size(); ++i) {
+    const toml::table* t = a->get(i)->as_table();
+    const std::string item = key + "[" + std::to_string(i + 1) + "]";
+    if (!t) fail(where, item, "expected a table such as {" + names[0] + " = ...}");
+    for (const auto& name : names) {
+      if (!t->get(name)) fail(where, item, "missing key " + name);
+    }
+    for (auto&& [k, v] : *t) {
+      const std::string kn(k.str());
+      if (std::find(names.begin(), names.end(), kn) == names.end())
+        fail(where, item, "unknown key " + kn + " (expected " + names[0] + ", " + names[1] + ")");
+      apply(i, kn, v, where);
+    }
+  }
+}
+
+Field spheres_field(std::string key, std::vector<SphereObstacle>* target) {
+  return {key,
+          [key, target](const toml::node& n, const std::string& where) {
+            std::vector<SphereObstacle> out(n.is_array() ? n.as_array()->size() : 0);
+            table_list(n, where, key, {"center", "radius"},
+                       [&](std::size_t i, const std::string& k, const toml::node& v,
+                           const std::string& w) {
+                         const std::string item = key + "[" + std::to_string(i + 1) + "]." + k;
+                         if (k == "center") {
+                           out[i].center = number_list(v, w, item);
+                         } else {
+                           auto iv = v.value_exact<std::int64_t>();
+                           auto fv = v.value_exact<double>();
+                           if (!iv && !fv) fail(w, item, "expected a number, got " + type_name(v));
+                           out[i].radius = iv ? double(*iv) : *fv;
+                         }
+                       });
+            *target = std::move(out);
+          },
+          [target] {
+            std::string t = "[";
+            for (std::size_t i = 0; i < target->size(); ++i) {
+              t += (i ? ", " : "") + std::string("{center = ") + show_list((*target)[i].center) +
+                   ", radius = " + toml_double((*target)[i].radius) + "}";
+            }
+            return t + "]";
+          }};
+}
+
+Field boxes_field(std::string key, std::vector<BoxObstacle>* target) {
+  return {key,
+          [key, target](const toml::node& n, const std::string& where) {
+            std::vector<BoxObstacle> out(n.is_array() ? n.as_array()->size() : 0);
+            table_list(n, where, key, {"lo", "hi"},
+                       [&](std::size_t i, const std::string& k, const toml::node& v,
+                           const std::string& w) {
+                         const std::string item = key + "[" + std::to_string(i + 1) + "]." + k;
+                         (k == "lo" ? out[i].lo : out[i].hi) = number_list(v, w, item);
+                       });
+            *target = std::move(out);
+          },
+          [target] {
+            std::string t = "[";
+            for (std::size_t i = 0; i < target->size(); ++i) {
+              t += (i ? ", " : "") + std::string("{lo = ") + show_list((*target)[i].lo) +
+                   ", hi = " + show_list((*target)[i].hi) + "}";
+            }
+            return t + "]";
+          }};
+}
+
+// The behaviour and vehicle keys of one kind, under p + "behaviour." and p + "vehicle.".
+void behaviour_fields(std::vector<Field>& f, const std::string& p, KindDef& kd) {
+  BehaviourDef& b = kd.behaviour;
+  VehicleDef& v = kd.vehicle;
+  const std::string bs = p + "behaviour.";
+  f.push_back(number(bs + "seek", &b.seek));
+  f.push_back(number(bs + "arrive", &b.arrive));
+  f.push_back(number(bs + "flee", &b.flee));
+  f.push_back(number(bs + "flee_radius", &b.flee_radius));
+  f.push_back(number(bs + "pursue", &b.pursue));
+  f.push_back(number(bs + "evade", &b.evade));
+  f.push_back(number(bs + "wander", &b.wander));
+  f.push_back(number(bs + "wander_distance", &b.wander_distance));
+  f.push_back(number(bs + "wander_radius", &b.wander_radius));
+  f.push_back(number(bs + "wander_period", &b.wander_period));
+  f.push_back(number(bs + "follow_leader", &b.follow_leader));
+  f.push_back(number(bs + "follow_distance", &b.follow_distance));
+  f.push_back(number(bs + "flee_predators", &b.flee_predators));
+  f.push_back(number(bs + "chase", &b.chase));
+  f.push_back(choice(bs + "chase_mode", &b.chase_mode,
+                     {{"centroid", ChaseMode::centroid}, {"nearest", ChaseMode::nearest}}));
+  f.push_back(number(bs + "avoid", &b.avoid));
+  f.push_back(number(bs + "avoid_distance", &b.avoid_distance));
+  f.push_back(number(bs + "containment", &b.containment));
+  f.push_back(number(bs + "containment_margin", &b.containment_margin));
+  f.push_back(number(bs + "formation", &b.formation));
+  f.push_back(number(bs + "global_cohesion", &b.global_cohesion));
+  f.push_back(number(bs + "destination_alignment", &b.destination_alignment));
+  f.push_back(number(bs + "cohesion_max_distance", &b.cohesion_max_distance));
+  f.push_back(number(bs + "closest_separation", &b.closest_separation));
+  f.push_back(number(bs + "closest_min_distance", &b.closest_min_distance));
+  const std::string vs = p + "vehicle.";
+  f.push_back(choice(vs + "model", &v.model,
+                     {{"point_mass", Vehicle::point_mass},
+                      {"ellipse", Vehicle::ellipse},
+                      {"turn_rate", Vehicle::turn_rate}}));
+  f.push_back(number(vs + "mass", &v.mass));
+  f.push_back(number(vs + "accel_force", &v.accel_force));
+  f.push_back(number(vs + "brake_force", &v.brake_force));
+  f.push_back(number(vs + "lateral_force", &v.lateral_force));
+  f.push_back(number(vs + "lateral_falloff", &v.lateral_falloff));
+  f.push_back(number(vs + "turn_rate", &v.turn_rate));
+}
+
 std::vector<Field> schema(WorldDef& d) {
   std::vector<Field> f;
   f.push_back(integer("world.dims", &d.dims, 2, 3));
@@ -165,9 +321,14 @@ std::vector<Field> schema(WorldDef& d) {
   f.push_back(
       choice("world.boundary", &d.boundary,
              {{"wrap", Boundary::wrap}, {"reflect", Boundary::reflect}, {"open", Boundary::open}}));
+  f.push_back(choice("world.profile", &d.profile,
+                     {{"standard", Profile::standard}, {"abm", Profile::abm}}));
   f.push_back(integer("boids.count", &d.count, 0, std::numeric_limits<std::int32_t>::max()));
   f.push_back(integer("boids.seed", &d.seed, 0, std::numeric_limits<std::int64_t>::max()));
-  for (int k = 0; k < 1; ++k) {  // further kinds arrive with the behaviours
+  f.push_back(
+      integer("predators.count", &d.predators, 0, std::numeric_limits<std::int32_t>::max()));
+  f.push_back(integer("leaders.count", &d.leaders, 0, std::numeric_limits<std::int32_t>::max()));
+  for (int k = 0; k < kKindCount; ++k) {
     const std::string p = kind_prefix(k);
     RuleDef& r = d.kinds[k].rules;
     MotionDef& m = d.kinds[k].motion;
@@ -181,7 +342,19 @@ std::vector<Field> schema(WorldDef& d) {
     f.push_back(number(p + "motion.max_speed", &m.max_speed));
     f.push_back(number(p + "motion.min_speed", &m.min_speed));
     f.push_back(number(p + "motion.max_force", &m.max_force));
+    behaviour_fields(f, p, d.kinds[k]);
   }
+  f.push_back(vector_field("goal.position", &d.goal));
+  f.push_back(vector_field("target.position", &d.target.position));
+  f.push_back(vector_field("target.velocity", &d.target.velocity));
+  f.push_back(number("target.hold", &d.target.hold));
+  f.push_back(number("target.move", &d.target.move));
+  f.push_back(number("formation.radius", &d.formation.radius));
+  f.push_back(number("formation.settle_time", &d.formation.settle_time));
+  f.push_back(number("formation.glide_speed", &d.formation.glide_speed));
+  f.push_back(number("formation.attack_speed", &d.formation.attack_speed));
+  f.push_back(spheres_field("obstacles.spheres", &d.spheres));
+  f.push_back(boxes_field("obstacles.boxes", &d.boxes));
   f.push_back(
       choice("engine.kind", &d.engine, {{"grid", EngineKind::grid}, {"naive", EngineKind::naive}}));
   f.push_back(integer("engine.threads", &d.threads, 0, 1024));

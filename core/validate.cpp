@@ -24,6 +24,152 @@ std::string num(double v) {
 }
 }  // namespace
 
+namespace {
+
+// A vector of world.dims finite numbers (or empty when `may_be_empty`).
+std::optional<FieldError> check_vec(const std::vector<double>& v, int dims, const std::string& f,
+                                    bool may_be_empty) {
+  if (v.empty() && may_be_empty) return std::nullopt;
+  if (int(v.size()) != dims)
+    return FieldError{f,
+                      "needs " + num(dims) + " numbers (world.dims), got " + num(double(v.size()))};
+  for (double x : v) {
+    if (!std::isfinite(x)) return FieldError{f, "must hold finite numbers"};
+  }
+  return std::nullopt;
+}
+
+std::optional<FieldError> check_kind_behaviour(const WorldDef& d, int k) {
+  auto bad = [](std::string f, std::string m) { return FieldError{std::move(f), std::move(m)}; };
+  const std::string p = kind_prefix(k);
+  const std::string bs = p + "behaviour.";
+  const std::string vs = p + "vehicle.";
+  const BehaviourDef& b = d.kinds[k].behaviour;
+  const VehicleDef& v = d.kinds[k].vehicle;
+  // Weights may be negative (a negative seek is a flee); they must be finite.
+  const std::pair<const char*, double> finite[] = {
+      {"seek", b.seek},
+      {"arrive", b.arrive},
+      {"flee", b.flee},
+      {"pursue", b.pursue},
+      {"evade", b.evade},
+      {"wander", b.wander},
+      {"follow_leader", b.follow_leader},
+      {"flee_predators", b.flee_predators},
+      {"chase", b.chase},
+      {"avoid", b.avoid},
+      {"containment", b.containment},
+      {"formation", b.formation},
+      {"global_cohesion", b.global_cohesion},
+      {"destination_alignment", b.destination_alignment},
+      {"closest_separation", b.closest_separation},
+  };
+  for (const auto& [key, x] : finite) {
+    if (!std::isfinite(x)) return bad(bs + key, "must be a finite number, got " + num(x));
+  }
+  const std::pair<const char*, double> nonneg[] = {
+      {"flee_radius", b.flee_radius},
+      {"wander_distance", b.wander_distance},
+      {"wander_radius", b.wander_radius},
+      {"follow_distance", b.follow_distance},
+      {"cohesion_max_distance", b.cohesion_max_distance},
+      {"closest_min_distance", b.closest_min_distance},
+  };
+  for (const auto& [key, x] : nonneg) {
+    if (!std::isfinite(x) || x < 0)
+      return bad(bs + key, "must be a finite number >= 0, got " + num(x));
+  }
+  const std::pair<const char*, double> pos[] = {
+      {"wander_period", b.wander_period},
+      {"avoid_distance", b.avoid_distance},
+      {"containment_margin", b.containment_margin},
+  };
+  for (const auto& [key, x] : pos) {
+    if (!std::isfinite(x) || !(x > 0))
+      return bad(bs + key, "must be a finite number > 0, got " + num(x));
+  }
+  if (b.wander != 0 && !(b.wander_radius < b.wander_distance))
+    return bad(bs + "wander_radius", "must be < behaviour.wander_distance (" +
+                                         num(b.wander_distance) + "), got " + num(b.wander_radius));
+  if (!std::isfinite(v.mass) || !(v.mass > 0))
+    return bad(vs + "mass", "must be a finite number > 0, got " + num(v.mass));
+  if (!std::isfinite(v.lateral_force) || !(v.lateral_force > 0))
+    return bad(vs + "lateral_force", "must be a finite number > 0, got " + num(v.lateral_force));
+  if (!std::isfinite(v.accel_force) || v.accel_force < v.lateral_force)
+    return bad(vs + "accel_force", "must be >= vehicle.lateral_force (" + num(v.lateral_force) +
+                                       "), got " + num(v.accel_force));
+  if (!std::isfinite(v.brake_force) || v.brake_force < v.accel_force)
+    return bad(vs + "brake_force", "must be >= vehicle.accel_force (" + num(v.accel_force) +
+                                       "), got " + num(v.brake_force));
+  if (!std::isfinite(v.lateral_falloff) || v.lateral_falloff < 0 || v.lateral_falloff >= 1)
+    return bad(vs + "lateral_falloff", "must be in [0, 1), got " + num(v.lateral_falloff));
+  if (!std::isfinite(v.turn_rate) || !(v.turn_rate > 0) || v.turn_rate * d.dt > 180)
+    return bad(vs + "turn_rate",
+               "must be > 0 deg/s with turn_rate * dt <= 180, got " + num(v.turn_rate));
+  if (v.model == Vehicle::turn_rate && !(d.kinds[k].motion.max_speed > 0))
+    return bad(p + "motion.max_speed", "must be > 0 for the turn_rate vehicle");
+  return std::nullopt;
+}
+
+std::optional<FieldError> check_behaviour_world(const WorldDef& d) {
+  auto bad = [](std::string f, std::string m) { return FieldError{std::move(f), std::move(m)}; };
+  if (std::uint64_t(d.predators) + d.leaders > d.count)
+    return bad("predators.count", "predators.count + leaders.count (" +
+                                      num(double(d.predators) + d.leaders) +
+                                      ") must be <= boids.count (" + num(d.count) + ")");
+  if (d.profile != Profile::standard && d.profile != Profile::abm)
+    return bad("world.profile", "must be \"standard\" or \"abm\"");
+  if (d.profile == Profile::abm) {
+    const MotionDef& m = d.kinds[0].motion;
+    if (m.min_speed != m.max_speed)
+      return bad("motion.min_speed",
+                 "must equal motion.max_speed (the fixed speed) in the abm "
+                 "profile, got " +
+                     num(m.min_speed));
+  }
+  if (auto e = check_vec(d.goal, d.dims, "goal.position", true)) return e;
+  if (auto e = check_vec(d.target.position, d.dims, "target.position", true)) return e;
+  if (auto e = check_vec(d.target.velocity, d.dims, "target.velocity", true)) return e;
+  if (!std::isfinite(d.target.hold) || d.target.hold < 0)
+    return bad("target.hold", "must be a finite number >= 0, got " + num(d.target.hold));
+  if (!std::isfinite(d.target.move) || d.target.move < 0)
+    return bad("target.move", "must be a finite number >= 0, got " + num(d.target.move));
+  const FormationDef& f = d.formation;
+  if (!std::isfinite(f.radius) || f.radius < 0)
+    return bad("formation.radius", "must be a finite number >= 0, got " + num(f.radius));
+  if (!std::isfinite(f.settle_time) || !(f.settle_time > 0))
+    return bad("formation.settle_time", "must be a finite number > 0, got " + num(f.settle_time));
+  if (!std::isfinite(f.glide_speed) || f.glide_speed < 0)
+    return bad("formation.glide_speed", "must be a finite number >= 0, got " + num(f.glide_speed));
+  if (!std::isfinite(f.attack_speed) || f.attack_speed < 0)
+    return bad("formation.attack_speed",
+               "must be a finite number >= 0, got " + num(f.attack_speed));
+  for (std::size_t i = 0; i < d.spheres.size(); ++i) {
+    const std::string key = "obstacles.spheres";
+    const std::string at = "sphere " + std::to_string(i + 1) + ": ";
+    if (auto e = check_vec(d.spheres[i].center, d.dims, key, false))
+      return bad(key, at + "center " + e->message);
+    const double r = d.spheres[i].radius;
+    if (!std::isfinite(r) || !(r > 0))
+      return bad(key, at + "radius must be a finite number > 0, got " + num(r));
+  }
+  for (std::size_t i = 0; i < d.boxes.size(); ++i) {
+    const std::string key = "obstacles.boxes";
+    const std::string at = "box " + std::to_string(i + 1) + ": ";
+    if (auto e = check_vec(d.boxes[i].lo, d.dims, key, false))
+      return bad(key, at + "lo " + e->message);
+    if (auto e = check_vec(d.boxes[i].hi, d.dims, key, false))
+      return bad(key, at + "hi " + e->message);
+    for (int c = 0; c < d.dims; ++c) {
+      if (!(d.boxes[i].lo[std::size_t(c)] < d.boxes[i].hi[std::size_t(c)]))
+        return bad(key, at + "lo must be < hi in every coordinate");
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<FieldError> check_def(const WorldDef& d) {
   auto bad = [](std::string f, std::string m) { return FieldError{std::move(f), std::move(m)}; };
   if (d.dims != 2 && d.dims != 3) return bad("world.dims", "must be 2 or 3, got " + num(d.dims));
@@ -70,7 +216,9 @@ std::optional<FieldError> check_def(const WorldDef& d) {
     if (d.boundary != Boundary::open && !(m.max_speed * d.dt < d.size))
       return bad(p + "motion.max_speed",
                  "times motion.dt must be < world.size so a boid cannot cross the box in one step");
+    if (auto e = check_kind_behaviour(d, k)) return e;
   }
+  if (auto e = check_behaviour_world(d)) return e;
   return std::nullopt;
 }
 

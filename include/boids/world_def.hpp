@@ -59,21 +59,139 @@ using ParallelForTask = void (*)(std::size_t begin, std::size_t end, void* task_
 using HostParallelFor = void (*)(ParallelForTask task, void* task_context, std::size_t count,
                                  std::size_t grain, void* host_context);
 
+/// How a kind turns its total steering force into motion (docs/behaviours.md, "Vehicles").
+enum class Vehicle : std::uint8_t {
+  point_mass,  ///< |F| <= max_force, a = F / mass, speed kept in [min_speed, max_speed]
+  ellipse,     ///< asymmetric force ellipse: accel_force ahead, brake_force behind, lateral_force
+  turn_rate,   ///< constant speed max_speed; heading turns toward v + F*1s by <= turn_rate*dt
+};
+
+/// What predators steer to among the prey (kind 0) they see.
+enum class ChaseMode : std::uint8_t {
+  centroid,  ///< seek the centroid of the visible prey (the seed's "chase by cohesion")
+  nearest,   ///< pursue the nearest visible prey (aim at its predicted position)
+};
+
+/// Vehicle model of one kind. Forces are accelerations at unit mass (u/s^2).
+struct VehicleDef {
+  Vehicle model = Vehicle::point_mass;  ///< see Vehicle
+  double mass = 1.0;             ///< m (> 0): acceleration = F / m (point_mass, ellipse, arrive)
+  double accel_force = 2.0;      ///< ellipse: forward semi-axis (speeding up)
+  double brake_force = 4.0;      ///< ellipse: backward semi-axis (slowing down), >= accel_force
+  double lateral_force = 1.0;    ///< ellipse: sideways semi-axis at speed 0, <= accel_force
+  double lateral_falloff = 0.0;  ///< ellipse: lateral limit *= 1 - falloff*|v|/max_speed, [0, 1)
+  double turn_rate = 90.0;       ///< turn_rate: max heading change (deg/s)
+};
+
+/// Steering behaviours of one kind: each term is weight * (its steering vector), added to the
+/// flocking force before the vehicle limits. Every weight is 0 (off) by default, except the
+/// predator/prey terms, which act only when predators exist, and the leaders' arrive.
+/// docs/behaviours.md has every equation.
+struct BehaviourDef {
+  double seek = 0.0;             ///< steer at max_speed toward the goal
+  double arrive = 0.0;           ///< steer to the goal, slowing so as to stop on it
+  double flee = 0.0;             ///< steer at max_speed away from the target
+  double flee_radius = 0.0;      ///< flee acts only nearer than this (u); 0 = everywhere
+  double pursue = 0.0;           ///< seek the target's predicted position
+  double evade = 0.0;            ///< flee from the target's predicted position
+  double wander = 0.0;           ///< steer to a jittered point on a circle/sphere ahead
+  double wander_distance = 4.0;  ///< distance of the wander circle ahead (u)
+  double wander_radius = 2.0;    ///< radius of the wander circle (u), < wander_distance
+  double wander_period = 1.0;    ///< seconds between independent wander points (s)
+  double follow_leader = 0.0;    ///< arrive at a point behind the nearest leader
+  double follow_distance = 2.0;  ///< that point lies this far behind the leader (u)
+  double flee_predators = 15.0;  ///< prey: sum of -d/|d|^2 over predators seen (10x sep.)
+  double chase = 1.0;            ///< predators: steer to the prey they see
+  ChaseMode chase_mode = ChaseMode::centroid;  ///< predators: what to chase
+  double avoid = 0.0;                          ///< steer around obstacles ahead / near
+  double avoid_distance = 5.0;                 ///< look-ahead and margin of obstacle avoidance (u)
+  double containment = 0.0;            ///< steer back from the box walls (reflect/open worlds)
+  double containment_margin = 5.0;     ///< distance from a wall where containment starts (u)
+  double formation = 0.0;              ///< sphere formation around the target, attack when it moves
+  double global_cohesion = 0.0;        ///< simplified cohesion toward the kind's global centre
+  double destination_alignment = 0.0;  ///< simplified alignment: head from the centre to the goal
+  double cohesion_max_distance = 0.0;  ///< threshold: cohesions act only beyond this (u); 0 = off
+  double closest_separation = 0.0;     ///< threshold: flee the closest neighbour ...
+  double closest_min_distance = 2.0;   ///< ... only when it is nearer than this (u)
+};
+
 /// Parameters of one agent kind.
 struct KindDef {
   RuleDef rules;
   MotionDef motion;
+  VehicleDef vehicle;
+  BehaviourDef behaviour;
+};
+
+/// Default parameters of predators: they see 3x farther than boids, are faster and chase.
+inline KindDef predator_kind_def() {
+  KindDef k;
+  k.rules.radius = 27.0;
+  k.motion.max_speed = 6.0;
+  k.motion.max_force = 3.0;
+  return k;
+}
+
+/// Default parameters of leaders: they arrive at the goal (min_speed 0 so they can stop).
+inline KindDef leader_kind_def() {
+  KindDef k;
+  k.behaviour.arrive = 1.0;
+  k.motion.min_speed = 0.0;
+  return k;
+}
+
+/// Named rule sets: `standard` is the model of docs/model.md; `abm` is the flocking model of
+/// the ABM framework comparison (Agents.jl, MASON, NetLogo, Mesa), see docs/behaviours.md.
+enum class Profile : std::uint8_t { standard, abm };
+
+/// A static sphere (circle in 2D) obstacle; `center` has world.dims numbers.
+struct SphereObstacle {
+  std::vector<double> center;
+  double radius = 1.0;  ///< (u), > 0
+};
+
+/// A static axis-aligned box obstacle; corners have world.dims numbers each, lo < hi.
+struct BoxObstacle {
+  std::vector<double> lo, hi;
+};
+
+/// A scripted moving point: the formation target and the pursue/evade/flee target. It rests
+/// `hold` s, moves `move` s with `velocity`, rests, moves back with -velocity, and so on, so
+/// it shuttles between `position` and `position + velocity * move`.
+struct TargetDef {
+  std::vector<double> position;  ///< start (world.dims numbers); empty = centre of the box
+  std::vector<double> velocity;  ///< (u/s, world.dims numbers); empty = always at rest
+  double hold = 10.0;            ///< seconds at rest per half cycle (s)
+  double move = 0.0;             ///< seconds moving per half cycle (s); 0 = always at rest
+};
+
+/// Sphere formation around the target (the seed's Unreal swarm).
+struct FormationDef {
+  double radius = 10.0;       ///< sphere (circle) radius R around the target (u)
+  double settle_time = 1.0;   ///< time constant of the radial approach (s), > 0
+  double glide_speed = 2.0;   ///< speed along the surface (u/s)
+  double attack_speed = 0.5;  ///< target speed above which the swarm attacks it (u/s)
 };
 
 /// Everything needed to create a world. Obtain defaults from default_world_def().
 struct WorldDef {
-  int dims = 3;                          ///< 2 or 3
-  double size = 100.0;                   ///< edge length L of the world box (u)
-  Boundary boundary = Boundary::wrap;    ///< see Boundary
-  std::uint32_t count = 10000;           ///< number of boids (kind 0) created at start
-  std::uint64_t seed = 1;                ///< seeds the counter-based generator (seed, id)
-  double dt = 0.1;                       ///< time step (s)
-  KindDef kinds[kKindCount];             ///< per-kind rules and motion; [0] = boids
+  int dims = 3;                        ///< 2 or 3
+  double size = 100.0;                 ///< edge length L of the world box (u)
+  Boundary boundary = Boundary::wrap;  ///< see Boundary
+  std::uint32_t count = 10000;         ///< number of agents created at start (all kinds)
+  std::uint32_t predators = 0;         ///< of those, predators (kind 1): the ids after the boids
+  std::uint32_t leaders = 0;           ///< of those, leaders (kind 2): the highest ids
+  std::uint64_t seed = 1;              ///< seeds the counter-based generator (seed, id)
+  double dt = 0.1;                     ///< time step (s)
+  /// Per-kind rules, motion, vehicle and behaviours; [0] = boids, [1] = predators (3x the
+  /// boids' radius, faster, chase = 1), [2] = leaders (arrive = 1 at the goal).
+  KindDef kinds[kKindCount] = {KindDef{}, predator_kind_def(), leader_kind_def()};
+  Profile profile = Profile::standard;   ///< rule profile of kind 0 (see Profile)
+  std::vector<double> goal;              ///< goal/destination (world.dims numbers); empty = centre
+  TargetDef target;                      ///< scripted moving target
+  FormationDef formation;                ///< sphere formation parameters
+  std::vector<SphereObstacle> spheres;   ///< sphere (circle) obstacles
+  std::vector<BoxObstacle> boxes;        ///< axis-aligned box obstacles
   EngineKind engine = EngineKind::grid;  ///< stepper
   Precision precision = Precision::f32;  ///< state type
   int threads = 0;                       ///< worker threads; 0 = all cores, 1 = no workers

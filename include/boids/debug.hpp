@@ -1,0 +1,33 @@
+// boids: explaining one boid's steering, for debug views (the seed's interactive debug mode
+// that draws each force of a chosen boid).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "boids/world.hpp"
+
+namespace boids {
+
+/// One named steering term of a boid (u/s^2 at unit mass); z = 0 in 2D.
+struct ForceTerm {
+  std::string name;  ///< "separation", "alignment", "cohesion", "seek", "arrive", ... "total"
+  double x = 0, y = 0, z = 0;
+};
+
+/// What moves one boid in the next step.
+struct ForceExplanation {
+  /// Every active term in the order they are summed, then "total" (their sum, before the
+  /// vehicle's limits) and "applied" ((v' - v) / dt: what the vehicle and the speed limits
+  /// made of the total, boundary and obstacle corrections included).
+  std::vector<ForceTerm> terms;
+  std::vector<std::uint32_t> neighbours;  ///< ids of the same-kind neighbours it sees, ascending
+};
+
+/// Re-runs the next step's scalar math for the boid with this id (the naive stepper's sums
+/// over the id-ordered state), without changing the world. Throws Error for an unknown id.
+/// Cost O(n) (O(n * predators) with chasing predators): meant for one boid per frame.
+ForceExplanation explain_forces(const World& world, std::uint32_t id);
+
+}  // namespace boids
