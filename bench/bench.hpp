@@ -189,7 +189,11 @@ struct Environment {
   std::string timestamp_utc;
   std::string command_line;
   double peak_rss_bytes = 0;  ///< process-wide, at the end of the run
+  double load_start = -1;     ///< 1-minute load average at the start (-1 = unknown)
+  double load_end = -1;       ///< ... and at the end: above `cores`, figures are noisy
 };
+/// The 1-minute load average from /proc/loadavg, -1 when unknown.
+double load_average();
 /// Reads /proc/cpuinfo, uname, the compile-time compiler and build type, and the git commit
 /// (`git rev-parse` in the source tree at run time, else the configure-time commit, else
 /// "unknown").

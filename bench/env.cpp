@@ -97,7 +97,15 @@ Environment collect_environment() {
   gmtime_r(&now, &tm);
   std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
   e.timestamp_utc = ts;
+  e.load_start = load_average();
   return e;
+}
+
+double load_average() {
+  std::ifstream in("/proc/loadavg");
+  double l = -1;
+  if (!(in >> l)) return -1;
+  return l;
 }
 
 bool reset_peak_rss() {

@@ -148,7 +148,9 @@ void write_json(std::ostream& os, const std::vector<Result>& results, const Envi
       .str("os", env.os)
       .str("timestamp_utc", env.timestamp_utc)
       .str("command_line", env.command_line)
-      .num("process_peak_rss_bytes", env.peak_rss_bytes);
+      .num("process_peak_rss_bytes", env.peak_rss_bytes)
+      .raw("load_average_start", env.load_start >= 0 ? json_num(env.load_start) : "null")
+      .raw("load_average_end", env.load_end >= 0 ? json_num(env.load_end) : "null");
   Obj run("  ");
   run.str("preset", info.preset)
       .str("scenario", info.scenario)

@@ -168,6 +168,11 @@ RunOutput run(const RunOptions& o, std::FILE* log) {
                  : base.boundary == Boundary::reflect ? "reflect"
                                                       : "open",
                  expected_neighbours(base));
+    if (out.env.load_start > 0.5 * out.env.cores)
+      std::fprintf(log,
+                   "  note: load average %.1f on %d cores before starting: other work shares "
+                   "this machine, expect noisy figures\n",
+                   out.env.load_start, out.env.cores);
   }
 
   Progress progress(log, configs.size(), o.tty, o.quiet);
@@ -195,6 +200,7 @@ RunOutput run(const RunOptions& o, std::FILE* log) {
   progress.finish();
   derive(out.results);
   out.env.peak_rss_bytes = std::max(max_peak, peak_rss_bytes());
+  out.env.load_end = load_average();
 
   RunInfo info;
   info.preset = o.preset;
@@ -229,6 +235,9 @@ RunOutput run(const RunOptions& o, std::FILE* log) {
         "\nprocess peak RSS %s; per-row B/boid is the engine's own figure "
         "(bytes_per_boid x n = its memory)\n",
         human_bytes(out.env.peak_rss_bytes).c_str());
+    if (out.env.load_end > 0.5 * out.env.cores)
+      std::printf("load average %.1f at the end on %d cores: other work shared the machine\n",
+                  out.env.load_end, out.env.cores);
     std::printf("%.0f s in all; wrote", info.wall_s);
     for (const auto& f : out.files) std::printf(" %s", f.c_str());
     std::printf("\n");

@@ -1,6 +1,8 @@
 // The bench's sweep expansion, presets, count parsing and scenario scaling.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "bench/bench.hpp"
 #include "boids/world.hpp"
@@ -136,4 +138,29 @@ TEST_CASE("parse_variant and names", "[bench]") {
   CHECK(parse_variant("grid-scalar") == Variant::grid_scalar);
   CHECK_FALSE(parse_variant("fast").has_value());
   CHECK(std::string(variant_name(Variant::grid_simd)) == "grid-simd");
+}
+
+TEST_CASE("standard benchmark scenarios parse and have the neighbour count they document",
+          "[bench]") {
+  namespace fs = std::filesystem;
+  int found = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(BOIDS_SOURCE_DIR) / "scenarios")) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("bench-", 0) != 0 || e.path().extension() != ".toml") continue;
+    ++found;
+    INFO(name);
+    const WorldDef d = load_scenario(e.path().string());
+    std::ifstream in(e.path());
+    double documented = -1;
+    const std::string key = "# expected neighbours per boid: ";
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind(key, 0) == 0) documented = std::stod(line.substr(key.size()));
+    }
+    REQUIRE(documented > 0);
+    CHECK(expected_neighbours(d) == Approx(documented).epsilon(0.01));
+    // The bench's rescaling keeps it at another count and in the other dimensionality.
+    const WorldDef big = def_for(d, {Variant::grid_simd, 1000000, 1, d.dims, Precision::f32});
+    CHECK(expected_neighbours(big) == Approx(documented).epsilon(0.01));
+  }
+  CHECK(found >= 5);
 }
