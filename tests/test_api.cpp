@@ -232,7 +232,7 @@ TEST_CASE("set_def changes rules between steps and refuses structural fields", "
 
     WorldDef changed = w.def();
     changed.kinds[0].rules.cohesion = 0.9;
-    changed.kinds[0].rules.radius = 6;
+    changed.kinds[0].rules.radius = 12;  // larger than at creation: the grid must follow
     changed.kinds[0].motion.max_speed = 3;
     changed.dt = 0.05;
     w.set_def(changed);
