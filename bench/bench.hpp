@@ -234,8 +234,10 @@ void write_json(std::ostream& os, const std::vector<Result>& results, const Envi
                 const RunInfo& info);
 /// The human-readable table printed at the end of a run.
 std::string format_table(const std::vector<Result>& results);
-/// "1.23 ms", "456 us"; engineering-style number "1.2G".
+/// Engineering-style number with 3 significant digits: "1.23M", "45.6k", "999".
 std::string si(double v);
+/// A boid count in short form: 1000 -> "1k", 2500 -> "2.5k", 1000000 -> "1M".
+std::string short_count(double n);
 
 /// A minimal SVG line-plot writer: log or linear axes, one polyline and circle markers per
 /// series, a legend.
@@ -249,7 +251,8 @@ struct Series {
 struct PlotSpec {
   std::string title, xlabel, ylabel;
   bool logx = false, logy = false;
-  int width = 820, height = 540;
+  bool integer_x = false;  ///< linear x axis: ticks on whole numbers only (thread counts)
+  int width = 900, height = 540;
   std::vector<Series> series;
 };
 std::string render_svg(const PlotSpec& p);

@@ -102,6 +102,20 @@ std::string si(double v) {
   return buf;
 }
 
+std::string short_count(double n) {
+  const char* unit = "";
+  if (n >= 1e6) {
+    n /= 1e6;
+    unit = "M";
+  } else if (n >= 1e3) {
+    n /= 1e3;
+    unit = "k";
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g%s", n, unit);
+  return buf;
+}
+
 void write_csv(std::ostream& os, const std::vector<Result>& results) {
   os << "engine,kernel,dims,precision,count,threads,status,ms_per_step_median,ms_q1,ms_q3,"
         "ms_min,ms_max,reps,steps_per_rep,warmup,boid_steps_per_s,candidates_per_step,"

@@ -53,6 +53,7 @@ struct Axis {
       t = (v - lo) / (hi - lo);
     return a + t * (b - a);
   }
+  bool integer = false;
   std::vector<double> ticks() const {
     std::vector<double> t;
     if (log) {
@@ -68,6 +69,7 @@ struct Axis {
           break;
         }
       }
+      if (integer) step = std::max(1.0, std::round(step));
       for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-6; v += step)
         t.push_back(std::fabs(v) < step * 1e-9 ? 0 : v);
     }
@@ -113,7 +115,7 @@ std::string f1(double v) {
 }  // namespace
 
 std::string render_svg(const PlotSpec& p) {
-  const double left = 80, right = 250, top = 44, bottom = 62;
+  const double left = 80, right = 300, top = 44, bottom = 62;
   const double x0 = left, x1 = p.width - right, y0 = p.height - bottom, y1 = top;
   double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
   for (const Series& s : p.series) {
@@ -125,7 +127,8 @@ std::string render_svg(const PlotSpec& p) {
       yhi = std::max(yhi, y);
     }
   }
-  const Axis ax = make_axis(xlo, xhi, p.logx);
+  Axis ax = make_axis(xlo, xhi, p.logx);
+  ax.integer = p.integer_x;
   const Axis ay = make_axis(ylo, yhi, p.logy);
 
   std::ostringstream os;
@@ -200,11 +203,12 @@ std::string thr_label(int t) { return std::to_string(t) + (t == 1 ? " thread" : 
 
 // A reference line y = y_anchor * (x / x_anchor)^e from x_anchor to x_end, cut where it
 // leaves the data's y range by more than a factor of 3.
-Series reference(const char* name, double xa, double ya, double x_end, int e, double ymax) {
+Series reference(const char* name, const char* color, double xa, double ya, double x_end, int e,
+                 double ymax) {
   double xe = x_end;
   const double ye = ya * std::pow(xe / xa, e);
   if (ye > 3 * ymax) xe = xa * std::pow(3 * ymax / ya, 1.0 / e);
-  Series s{name, {{xa, ya}, {xe, ya * std::pow(xe / xa, e)}}, "#888888", true, false};
+  Series s{name, {{xa, ya}, {xe, ya * std::pow(xe / xa, e)}}, color, true, false};
   return s;
 }
 
@@ -231,7 +235,7 @@ std::vector<std::pair<std::string, PlotSpec>> make_plots(const std::vector<Resul
     t.ylabel = "ms per step (log)";
     t.logx = t.logy = true;
     std::map<std::pair<int, int>, Series> by_engine;  // (variant, threads)
-    Series extrap{"naive, extrapolated n^2 (not measured)", {}, "", true, true};
+    Series extrap{"naive, extrapolated as n^2 (not measured)", {}, "", true, true};
     double xmax = 0, ymax = 0;
     const Result* first_naive = nullptr;
     const Result* first_grid = nullptr;
@@ -269,11 +273,12 @@ std::vector<std::pair<std::string, PlotSpec>> make_plots(const std::vector<Resul
       t.series.push_back(extrap);
     }
     if (first_naive)
-      t.series.push_back(reference("O(n^2) slope", first_naive->config.count,
+      t.series.push_back(reference("O(n^2) slope", "#444444", first_naive->config.count,
                                    first_naive->ms.median, xmax, 2, ymax));
     const Result* lin = first_grid ? first_grid : first_naive;
     if (lin)
-      t.series.push_back(reference("O(n) slope", lin->config.count, lin->ms.median, xmax, 1, ymax));
+      t.series.push_back(
+          reference("O(n) slope", "#aaaaaa", lin->config.count, lin->ms.median, xmax, 1, ymax));
     if (!by_engine.empty()) plots.emplace_back("time_per_step_" + suffix + ".svg", t);
 
     // Speedup against threads (grid engines; one series per engine and n).
@@ -281,6 +286,7 @@ std::vector<std::pair<std::string, PlotSpec>> make_plots(const std::vector<Resul
     sp.title = "Speedup over 1 thread (" + what + ")";
     sp.xlabel = "threads";
     sp.ylabel = "speedup over the same engine on 1 thread";
+    sp.integer_x = true;
     std::map<std::pair<int, std::uint32_t>, Series> curves;
     int max_threads = 1;
     for (const Result& r : results) {
@@ -288,7 +294,7 @@ std::vector<std::pair<std::string, PlotSpec>> make_plots(const std::vector<Resul
       auto key = std::make_pair(int(r.config.variant), r.config.count);
       Series& s = curves[key];
       if (s.name.empty())
-        s.name = std::string(variant_name(r.config.variant)) + ", n=" + si(r.config.count);
+        s.name = std::string(variant_name(r.config.variant)) + ", n=" + short_count(r.config.count);
       s.points.emplace_back(r.config.threads, r.speedup_1t);
       max_threads = std::max(max_threads, r.config.threads);
     }

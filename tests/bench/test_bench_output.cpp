@@ -214,8 +214,8 @@ TEST_CASE("make_plots: time per step with reference slopes, speedup with the ide
   std::vector<std::string> names;
   for (const auto& s : t.series) names.push_back(s.name);
   CHECK(names == std::vector<std::string>{"naive", "grid-simd, 1 thread", "grid-simd, 2 threads",
-                                          "naive, extrapolated n^2 (not measured)", "O(n^2) slope",
-                                          "O(n) slope"});
+                                          "naive, extrapolated as n^2 (not measured)",
+                                          "O(n^2) slope", "O(n) slope"});
   CHECK(t.series[1].points.size() == 2);
   // The n^2 reference starts on the first naive point and rises 100x per decade.
   const auto& ref2 = t.series[4].points;
@@ -272,4 +272,8 @@ TEST_CASE("progress: the bar's text, and plain lines when not a terminal", "[ben
   CHECK(si(1234567) == "1.23M");
   CHECK(si(999) == "999");
   CHECK(si(45600) == "45.6k");
+  CHECK(short_count(1000) == "1k");
+  CHECK(short_count(2500) == "2.5k");
+  CHECK(short_count(10000000) == "10M");
+  CHECK(short_count(300) == "300");
 }
