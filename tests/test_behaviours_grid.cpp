@@ -149,7 +149,7 @@ TEST_CASE("all behaviours on: the grid engine is deterministic across thread cou
           "[behaviour][grid][parallel]") {
   for (int dims : {2, 3}) {
     WorldDef d = base_def(dims, Boundary::reflect, Precision::f32);
-    d.count = 2000;
+    d.count = 1000;
     d.size = 60;
     for (const Config& cfg : configs()) {
       if (cfg.name != std::string("abm profile")) cfg.apply(d);
