@@ -1,0 +1,77 @@
+// State shared by the viewer's main loop, input handlers and control panel.
+#pragma once
+
+#include <GLFW/glfw3.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "viewer/camera.hpp"
+#include "viewer/renderer.hpp"
+#include "viewer/sim_runner.hpp"
+
+namespace boids::view {
+
+struct ViewSettings {
+  ColorMode color = ColorMode::kind;
+  float glyph_size = 1.5f;    // glyph length (world units)
+  float min_pixels = 3.0f;    // glyphs never shorter than this on screen
+  float arrow_scale = 2.0f;   // debug arrows: world units per u/s^2
+  float target_rate = 30.0f;  // simulation steps per second (0 = unlimited)
+  int detail = 0;             // 3D glyph: 0 auto, 1 cone, 2 dart, 3 point
+  bool show_box = true;
+  bool show_panel = true;
+  bool show_shapes = true;  // goal, target, obstacles, formation sphere
+};
+
+struct App {
+  GLFWwindow* window = nullptr;
+  std::unique_ptr<SimRunner> sim;
+  std::unique_ptr<Frame> frame;  // the state being drawn
+  Camera camera;
+  ViewSettings view;
+  Renderer renderer;
+
+  WorldDef edit;        // the def the panel edits (sent to the sim on every change)
+  std::string message;  // last notice for the panel
+  bool message_is_error = false;
+
+  // Mouse.
+  int drag_button = -1;
+  double press_x = 0, press_y = 0, last_x = 0, last_y = 0;
+  bool drag_moved = false;
+  bool predator_active = false;  // the cursor acts as a predator
+  double cursor_x = 0, cursor_y = 0;
+
+  std::int64_t selected = -1;  // id-order index of the inspected boid
+  bool want_frame_flock = false;
+  bool want_screenshot = false;
+  std::string last_screenshot;
+
+  // Timing of the render loop.
+  double fps = 0, frame_ms = 0;
+
+  void notify(std::string msg, bool error) {
+    message = std::move(msg);
+    message_is_error = error;
+  }
+  /// Validates `def` and sends it to the simulation; on refusal keeps `edit` unchanged and
+  /// shows why. Returns whether it was sent.
+  bool submit(const WorldDef& def);
+  /// The 3D glyph to draw this frame (auto: points when glyphs would be tiny on screen or
+  /// the flock is over 50,000 on a software rasteriser, darts for flocks over 20,000, cones
+  /// otherwise).
+  Glyph glyph(std::size_t count, int fb_height) const;
+  /// Frames the flock (or, before the first state, the world box).
+  void frame_flock();
+  /// The scene's part of the window (right of the panel when it is shown), in window
+  /// coordinates: left edge x0, size w x h.
+  void scene(int& x0, int& w, int& h) const;
+  int panel_right = 390;  // right edge of the panel (window coordinates), updated as drawn
+};
+
+/// Draws the control panel.
+void draw_panel(App& app);
+
+}  // namespace boids::view

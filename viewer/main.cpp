@@ -1,0 +1,670 @@
+// boids-view: watch and steer a flock. Reads the same scenario files and --set overrides as
+// `boids run`, simulates on its own thread (viewer/sim_runner.hpp) and draws every boid with
+// one instanced draw call (viewer/renderer.hpp). docs/viewer.md has the controls.
+#include <epoxy/gl.h>
+
+#include <GLFW/glfw3.h>
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <glm/gtc/matrix_transform.hpp>
+#include <iostream>
+#include <limits>
+
+#include "backends/imgui_impl_glfw.h"
+#include "backends/imgui_impl_opengl3.h"
+#include "core/scenario.hpp"
+#include "core/state_csv.hpp"
+#include "imgui.h"
+#include "viewer/app.hpp"
+#include "viewer/behaviours.hpp"
+
+namespace boids::view {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  std::string scenario;
+  std::vector<std::string> sets;
+  std::string engine;
+  int threads = -1;
+  long long seed = -1;
+  std::string init;
+  std::string size = "1280x800";
+  std::string screenshot;
+  int frames = 0;
+  int warmup = 0;
+  bool paused = false;
+  bool hide_ui = false;
+  std::string color = "kind";
+  std::string glyph = "auto";
+  std::string camera;
+  double glyph_size = 0;
+  double min_pixels = 3;
+  double rate = 30;
+  bool no_vsync = false;
+  bool stats = false;
+  long long select = -1;
+};
+
+App* app_of(GLFWwindow* w) { return static_cast<App*>(glfwGetWindowUserPointer(w)); }
+
+// ---------------------------------------------------------------------------------------------
+// Input. ImGui's GLFW backend chains to these callbacks; they ignore what ImGui consumes.
+
+// Nearest boid to a window pixel, within `max_px`, or -1.
+std::int64_t pick(const App& app, double px, double py, double max_px) {
+  if (!app.frame) return -1;
+  const Frame& f = *app.frame;
+  int x0, w, h;
+  app.scene(x0, w, h);
+  px -= x0;
+  const glm::dmat4 m = app.camera.proj(double(w) / h) * app.camera.view();
+  std::int64_t best = -1;
+  double best_d2 = max_px * max_px, best_depth = std::numeric_limits<double>::max();
+  for (std::size_t i = 0; i < f.count; ++i) {
+    const glm::dvec4 c = m * glm::dvec4(f.x[i], f.y[i], f.z[i], 1.0);
+    if (c.w <= 0) continue;
+    const double sx = (c.x / c.w + 1) * 0.5 * w, sy = (1 - c.y / c.w) * 0.5 * h;
+    const double d2 = (sx - px) * (sx - px) + (sy - py) * (sy - py);
+    const double depth = c.z / c.w;
+    if (d2 < best_d2 - 1e-9 || (d2 <= best_d2 + 1e-9 && depth < best_depth)) {
+      best = std::int64_t(i);
+      best_d2 = d2;
+      best_depth = depth;
+    }
+  }
+  return best;
+}
+
+void on_click(App& app, int button, double px, double py) {
+  int x0, w, h;
+  app.scene(x0, w, h);
+  if (button == GLFW_MOUSE_BUTTON_LEFT) {
+    const glm::dvec3 p = app.camera.cursor_point(px - x0, py, w, h);
+    WorldDef d = app.edit;
+    std::string note;
+    set_goal(d, p, note);
+    if (app.submit(d)) app.notify(note, false);
+  } else if (button == GLFW_MOUSE_BUTTON_RIGHT) {
+    app.selected = pick(app, px, py, 14.0);
+    app.sim->set_debug_index(app.selected);
+  }
+}
+
+void mouse_button_cb(GLFWwindow* win, int button, int action, int mods) {
+  (void)mods;
+  App& app = *app_of(win);
+  double x, y;
+  glfwGetCursorPos(win, &x, &y);
+  if (action == GLFW_PRESS) {
+    if (ImGui::GetIO().WantCaptureMouse || app.drag_button >= 0) return;
+    app.drag_button = button;
+    app.press_x = app.last_x = x;
+    app.press_y = app.last_y = y;
+    app.drag_moved = false;
+  } else if (action == GLFW_RELEASE && button == app.drag_button) {
+    app.drag_button = -1;
+    if (!app.drag_moved) on_click(app, button, x, y);
+  }
+}
+
+void cursor_cb(GLFWwindow* win, double x, double y) {
+  App& app = *app_of(win);
+  app.cursor_x = x;
+  app.cursor_y = y;
+  if (app.drag_button < 0) return;
+  const double dx = x - app.last_x, dy = y - app.last_y;
+  app.last_x = x;
+  app.last_y = y;
+  if (std::abs(x - app.press_x) + std::abs(y - app.press_y) > 4) app.drag_moved = true;
+  if (!app.drag_moved) return;
+  int x0, w, h;
+  app.scene(x0, w, h);
+  if (app.drag_button == GLFW_MOUSE_BUTTON_LEFT && app.camera.dims == 3)
+    app.camera.orbit(dx, dy);
+  else
+    app.camera.pan(dx, dy, h);
+}
+
+void scroll_cb(GLFWwindow* win, double dx, double dy) {
+  (void)dx;
+  App& app = *app_of(win);
+  if (ImGui::GetIO().WantCaptureMouse) return;
+  int x0, w, h;
+  app.scene(x0, w, h);
+  app.camera.zoom(std::pow(0.88, dy), app.cursor_x - x0, app.cursor_y, w, h);
+}
+
+void save_screenshot_now(App& app, const std::string& path) {
+  int w, h;
+  glfwGetFramebufferSize(app.window, &w, &h);
+  const std::string err = write_png(path, w, h, app.renderer.read_pixels(w, h));
+  if (err.empty()) {
+    app.notify("saved " + path, false);
+    app.last_screenshot = path;
+  } else {
+    app.notify(err, true);
+  }
+}
+
+std::string timestamped_png() {
+  char buf[64];
+  const std::time_t t = std::time(nullptr);
+  std::strftime(buf, sizeof buf, "boids-view-%Y%m%d-%H%M%S.png", std::localtime(&t));
+  return buf;
+}
+
+void key_cb(GLFWwindow* win, int key, int scancode, int action, int mods) {
+  (void)scancode;
+  App& app = *app_of(win);
+  if (key == GLFW_KEY_LEFT_CONTROL || key == GLFW_KEY_RIGHT_CONTROL) {
+    // Held Ctrl: the cursor is a predator (see the main loop).
+    if (action == GLFW_PRESS && !ImGui::GetIO().WantCaptureKeyboard) app.predator_active = true;
+    if (action == GLFW_RELEASE) app.predator_active = false;
+    return;
+  }
+  if (action != GLFW_PRESS && action != GLFW_REPEAT) return;
+  if (ImGui::GetIO().WantCaptureKeyboard) return;
+  switch (key) {
+    case GLFW_KEY_SPACE:
+      app.sim->set_paused(!app.sim->paused());
+      break;
+    case GLFW_KEY_N:
+    case GLFW_KEY_RIGHT:
+      app.sim->request_step();
+      break;
+    case GLFW_KEY_R:
+      if (mods & GLFW_MOD_SHIFT) {
+        app.edit.seed = app.edit.seed * 6364136223846793005ull + 1442695040888963407ull;
+        app.edit.seed >>= 1;
+        app.sim->request_reseed(app.edit.seed);
+      } else {
+        app.sim->request_reset();
+      }
+      break;
+    case GLFW_KEY_F:
+      app.want_frame_flock = true;
+      break;
+    case GLFW_KEY_C:
+      app.view.color = ColorMode((int(app.view.color) + 1) % 3);
+      break;
+    case GLFW_KEY_TAB:
+    case GLFW_KEY_H:
+      app.view.show_panel = !app.view.show_panel;
+      break;
+    case GLFW_KEY_B:
+      app.view.show_box = !app.view.show_box;
+      break;
+    case GLFW_KEY_F12:
+    case GLFW_KEY_P:
+      app.want_screenshot = true;
+      break;
+    case GLFW_KEY_ESCAPE:
+      app.selected = -1;
+      app.sim->set_debug_index(-1);
+      break;
+    case GLFW_KEY_Q:
+      glfwSetWindowShouldClose(win, GLFW_TRUE);
+      break;
+    default:
+      break;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Drawing.
+
+// Draws the scene into the framebuffer rectangle (x0, 0, w, h).
+void draw_scene(App& app, int x0, int w, int h) {
+  app.renderer.clear(x0, w, h);
+  if (!app.frame) return;
+  const Frame& f = *app.frame;
+  const double aspect = double(w) / h;
+  const glm::mat4 view = glm::mat4(app.camera.view());
+  const glm::mat4 proj = glm::mat4(app.camera.proj(aspect));
+  const glm::mat4 vp = proj * view;
+  const bool flat = f.dims == 2;
+  const float L = float(f.def.size);
+
+  LineBatch under;
+  if (app.view.show_box && f.def.boundary != Boundary::open) {
+    const glm::vec4 grey(0.45f, 0.5f, 0.58f, 0.6f);
+    if (flat)
+      under.box({0, 0, 0}, {L, L, 0}, grey);
+    else
+      under.box({0, 0, 0}, {L, L, L}, grey);
+  }
+  if (app.view.show_shapes) add_shapes(f.def, f.step, under);
+  app.renderer.draw_lines(under, vp, !flat);
+
+  GlyphParams gp;
+  gp.view = view;
+  gp.proj = proj;
+  gp.ortho = flat;
+  gp.size = app.view.glyph_size;
+  gp.min_pixels = app.view.min_pixels;
+  gp.world_per_pixel = float(app.camera.world_per_pixel(h));
+  gp.color = app.view.color;
+  gp.max_speed = float(f.def.kinds[0].motion.max_speed);
+  gp.glyph = app.glyph(f.count, h);
+  app.renderer.draw_glyphs(app.renderer.flock(), f.dims, gp);
+
+  // Debug view: neighbours and selected boid drawn again on top, then the force vectors.
+  const DebugInfo& dbg = f.debug;
+  if (dbg.index < 0 || std::size_t(dbg.index) >= f.count) return;
+  const std::size_t i = std::size_t(dbg.index);
+  GlyphParams hp = gp;
+  hp.scale = 1.35f;
+  hp.override_rgba = {1.0f, 0.85f, 0.2f, 1.0f};
+  glClear(GL_DEPTH_BUFFER_BIT);
+  app.renderer.draw_glyphs(app.renderer.highlight(), f.dims, hp);
+  hp.scale = 1.9f;
+  hp.override_rgba = {1.0f, 1.0f, 1.0f, 1.0f};
+  app.renderer.draw_glyphs(app.renderer.selected(), f.dims, hp);
+
+  LineBatch over;
+  const glm::vec3 p(f.x[i], f.y[i], f.z[i]);
+  const glm::vec3 view_dir = glm::normalize(glm::vec3(app.camera.target - app.camera.eye()));
+  over.sphere(p, dbg.radius, {1, 1, 1, 0.55f}, flat);
+  if (dbg.separation_radius > 0)
+    over.sphere(p, dbg.separation_radius, {1, 0.4f, 0.35f, 0.5f}, flat);
+  for (std::uint32_t j : dbg.neighbours) {
+    over.add(p, {f.x[j], f.y[j], f.z[j]}, {1.0f, 0.85f, 0.2f, 0.25f});
+  }
+  const float s = app.view.arrow_scale;
+  for (const DebugTerm& t : dbg.terms) {
+    const glm::vec3 v(t.v[0], t.v[1], t.v[2]);
+    over.arrow(p, p + s * v, {t.rgb[0], t.rgb[1], t.rgb[2], 1.0f}, view_dir);
+  }
+  over.arrow(p, p + s * glm::vec3(dbg.total[0], dbg.total[1], dbg.total[2]), {1, 1, 1, 1},
+             view_dir);
+  over.arrow(p, p + glm::vec3(f.vx[i], f.vy[i], f.vz[i]), {0.6f, 0.6f, 0.6f, 0.8f}, view_dir);
+  app.renderer.draw_lines(over, vp, false);
+}
+
+void upload(App& app) {
+  const Frame& f = *app.frame;
+  app.renderer.flock().upload(f.count, f.x.data(), f.y.data(), f.z.data(), f.vx.data(), f.vy.data(),
+                              f.vz.data(), f.kind.data());
+  const DebugInfo& dbg = f.debug;
+  std::vector<float> a[6];
+  std::vector<std::uint8_t> k;
+  auto gather = [&](InstanceSet& set, const std::vector<std::uint32_t>& idx) {
+    for (auto& v : a) v.clear();
+    k.clear();
+    for (std::uint32_t j : idx) {
+      if (j >= f.count) continue;
+      a[0].push_back(f.x[j]);
+      a[1].push_back(f.y[j]);
+      a[2].push_back(f.z[j]);
+      a[3].push_back(f.vx[j]);
+      a[4].push_back(f.vy[j]);
+      a[5].push_back(f.vz[j]);
+      k.push_back(f.kind[j]);
+    }
+    set.upload(k.size(), a[0].data(), a[1].data(), a[2].data(), a[3].data(), a[4].data(),
+               a[5].data(), k.data());
+  };
+  if (dbg.index >= 0) {
+    gather(app.renderer.highlight(), dbg.neighbours);
+    gather(app.renderer.selected(), {std::uint32_t(dbg.index)});
+  } else {
+    gather(app.renderer.highlight(), {});
+    gather(app.renderer.selected(), {});
+  }
+}
+
+// While Ctrl is held the cursor is a predator: its position goes to the world every frame it
+// moves; releasing Ctrl restores the def as it was.
+void update_cursor_predator(App& app) {
+  static bool was_active = false;
+  static glm::dvec3 last(std::numeric_limits<double>::quiet_NaN());
+  if (!app.predator_active && !was_active) return;
+  if (!app.predator_active) {
+    was_active = false;
+    WorldDef d = app.edit;
+    set_cursor_predator(d, false, {});
+    app.submit(d);
+    return;
+  }
+  int x0, w, h;
+  app.scene(x0, w, h);
+  const glm::dvec3 p = app.camera.cursor_point(app.cursor_x - x0, app.cursor_y, w, h);
+  if (was_active && p == last) return;
+  was_active = true;
+  last = p;
+  WorldDef d = app.edit;
+  set_cursor_predator(d, true, p);
+  app.submit(d);
+}
+
+int parse_size(const std::string& s, int& w, int& h) {
+  const auto x = s.find('x');
+  try {
+    if (x == std::string::npos) throw std::invalid_argument(s);
+    std::size_t u1 = 0, u2 = 0;
+    w = std::stoi(s.substr(0, x), &u1);
+    h = std::stoi(s.substr(x + 1), &u2);
+    if (u1 != x || u2 != s.size() - x - 1) throw std::invalid_argument(s);
+  } catch (const std::exception&) {
+    return 1;
+  }
+  return (w >= 16 && h >= 16 && w <= 16384 && h <= 16384) ? 0 : 1;
+}
+
+void glfw_error(int code, const char* what) {
+  std::fprintf(stderr, "boids-view: GLFW error %d: %s\n", code, what);
+}
+
+int run(const Options& o) {
+  int win_w = 0, win_h = 0;
+  if (parse_size(o.size, win_w, win_h))
+    throw Error("--size: expected WxH with 16..16384 pixels each, got \"" + o.size + "\"");
+  ColorMode color;
+  if (o.color == "kind")
+    color = ColorMode::kind;
+  else if (o.color == "speed")
+    color = ColorMode::speed;
+  else
+    color = ColorMode::heading;
+
+  std::vector<std::string> sets = o.sets;
+  if (!o.engine.empty()) sets.push_back("engine.kind=\"" + o.engine + "\"");
+  if (o.threads >= 0) sets.push_back("engine.threads=" + std::to_string(o.threads));
+  if (o.seed >= 0) sets.push_back("boids.seed=" + std::to_string(o.seed));
+  const WorldDef def = o.scenario.empty() ? parse_scenario(default_scenario_text(),
+                                                           "<built-in default scenario>", sets)
+                                          : load_scenario(o.scenario, sets);
+  std::optional<State> init;
+  if (!o.init.empty()) init = read_state_csv(o.init, def.dims, def.count);
+
+  App app;
+  app.camera.dims = def.dims;
+  const double L = def.size;
+  app.camera.frame({0, 0, 0}, {L, L, def.dims == 3 ? L : 0}, double(win_w) / win_h);
+  if (!o.camera.empty()) {
+    const std::string err = app.camera.parse(o.camera);
+    if (!err.empty()) throw Error(err);
+  }
+  app.view.color = color;
+  app.view.detail = o.glyph == "cone" ? 1 : o.glyph == "dart" ? 2 : o.glyph == "point" ? 3 : 0;
+  app.view.glyph_size = o.glyph_size > 0
+                            ? float(o.glyph_size)
+                            : float(std::max(0.5 * def.kinds[0].rules.separation_radius, 1e-3));
+  app.view.min_pixels = float(o.min_pixels);
+  app.view.target_rate = float(o.rate);
+  app.view.show_panel = !o.hide_ui;
+  app.view.arrow_scale =
+      float(def.kinds[0].rules.radius / std::max(def.kinds[0].motion.max_force, 1e-9));
+
+  glfwSetErrorCallback(glfw_error);
+  if (!glfwInit()) throw Error("cannot initialise GLFW (is there a display? try xvfb-run)");
+  struct GlfwGuard {
+    ~GlfwGuard() { glfwTerminate(); }
+  } glfw_guard;
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_SAMPLES, o.screenshot.empty() ? 4 : 0);
+  glfwWindowHint(GLFW_RESIZABLE, o.screenshot.empty() ? GLFW_TRUE : GLFW_FALSE);
+  GLFWwindow* win = glfwCreateWindow(win_w, win_h, "boids-view", nullptr, nullptr);
+  if (!win) throw Error("cannot open an OpenGL 3.3 core window");
+  app.window = win;
+  glfwMakeContextCurrent(win);
+  glfwSwapInterval(o.no_vsync ? 0 : 1);
+  glfwSetWindowUserPointer(win, &app);
+  glfwSetMouseButtonCallback(win, mouse_button_cb);
+  glfwSetCursorPosCallback(win, cursor_cb);
+  glfwSetScrollCallback(win, scroll_cb);
+  glfwSetKeyCallback(win, key_cb);
+
+  if (const std::string err = app.renderer.init(); !err.empty()) throw Error(err);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;
+  ImGui::StyleColorsDark();
+  ImGui_ImplGlfw_InitForOpenGL(win, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+  struct ImGuiGuard {
+    ~ImGuiGuard() {
+      ImGui_ImplOpenGL3_Shutdown();
+      ImGui_ImplGlfw_Shutdown();
+      ImGui::DestroyContext();
+    }
+  } imgui_guard;
+
+  app.sim = std::make_unique<SimRunner>(def, init, o.warmup, o.paused);
+  app.sim->set_target_rate(app.view.target_rate);
+  app.edit = app.sim->def();
+  if (o.select >= 0) {
+    if (std::uint64_t(o.select) >= def.count)
+      throw Error("--select: index " + std::to_string(o.select) + " is not below boids.count");
+    app.selected = o.select;
+    app.sim->set_debug_index(o.select);
+  }
+
+  const bool shooting = !o.screenshot.empty();
+  const int frames = shooting ? std::max(o.frames, 1) : o.frames;
+  if (shooting && !app.sim->wait_first_frame(60.0))
+    throw Error("the simulation produced no state within 60 s");
+
+  int frame_no = 0;
+  double upload_ms_sum = 0;
+  std::uint64_t uploads = 0;
+  const auto start = Clock::now();
+  auto last = start;
+  double fps_acc_t = 0;
+  int fps_acc_n = 0;
+  bool first = true;
+  while (!glfwWindowShouldClose(win)) {
+    glfwPollEvents();
+    int w, h;
+    glfwGetFramebufferSize(win, &w, &h);
+    if (w <= 0 || h <= 0) {
+      glfwWaitEventsTimeout(0.1);
+      continue;
+    }
+    if (app.sim->acquire(app.frame)) {
+      const auto t0 = Clock::now();
+      upload(app);
+      upload_ms_sum += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      ++uploads;
+      if (first && o.camera.empty()) app.frame_flock();
+      first = false;
+    }
+    if (app.want_frame_flock) {
+      app.frame_flock();
+      app.want_frame_flock = false;
+    }
+    update_cursor_predator(app);
+
+    {
+      // The scene's rectangle in framebuffer pixels (HiDPI framebuffers are larger).
+      int x0, sw, sh, ww, wh;
+      app.scene(x0, sw, sh);
+      glfwGetWindowSize(win, &ww, &wh);
+      const double sx = double(w) / std::max(ww, 1);
+      const int fx0 = int(std::lround(x0 * sx));
+      draw_scene(app, fx0, std::max(w - fx0, 1), h);
+      glViewport(0, 0, w, h);
+    }
+
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    if (app.view.show_panel) draw_panel(app);
+    ImGui::Render();
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+    if (app.want_screenshot) {
+      save_screenshot_now(app, timestamped_png());
+      app.want_screenshot = false;
+    }
+    ++frame_no;
+    if (shooting && frame_no >= frames) {
+      glFinish();
+      save_screenshot_now(app, o.screenshot);
+      if (app.message_is_error) throw Error(app.message);
+      break;
+    }
+    glfwSwapBuffers(win);
+
+    const auto now = Clock::now();
+    const double dt = std::chrono::duration<double>(now - last).count();
+    last = now;
+    fps_acc_t += dt;
+    ++fps_acc_n;
+    if (fps_acc_t >= 0.5) {
+      app.fps = fps_acc_n / fps_acc_t;
+      app.frame_ms = 1000.0 * fps_acc_t / fps_acc_n;
+      fps_acc_t = 0;
+      fps_acc_n = 0;
+    }
+    if (!shooting && frames > 0 && frame_no >= frames) break;
+  }
+
+  if (o.stats) {
+    const double secs = std::chrono::duration<double>(Clock::now() - start).count();
+    const SimStats st = app.sim->stats();
+    std::printf(
+        "boids-view: %zu boids, %dD, engine %s (%s): %d frames in %.2f s = %.2f fps "
+        "(%.1f ms/frame), %llu state uploads (%.2f ms each); simulation %.2f ms/step, "
+        "%.2f steps/s, %.3g boid-steps/s, %llu steps\n",
+        st.count, def.dims, def.engine == EngineKind::naive ? "naive" : "grid", st.kernel.c_str(),
+        frame_no, secs, frame_no / secs, 1000.0 * secs / frame_no, (unsigned long long)uploads,
+        uploads ? upload_ms_sum / double(uploads) : 0.0, st.step_ms, st.steps_per_s,
+        st.boid_steps_per_s, (unsigned long long)st.steps);
+  }
+  app.sim.reset();
+  app.renderer.shutdown();
+  return 0;
+}
+
+}  // namespace
+
+bool App::submit(const WorldDef& def) {
+  if (def.engine == EngineKind::naive && def.count > kNaiveLimit) {
+    notify("naive engine refused for " + std::to_string(def.count) +
+               " boids (it checks every pair; at most " + std::to_string(kNaiveLimit) +
+               "): use the grid engine",
+           true);
+    return false;
+  }
+  try {
+    validate(def);
+  } catch (const Error& e) {
+    notify(e.what(), true);
+    return false;
+  }
+  edit = def;
+  sim->request_def(def);
+  if (message_is_error) notify("", false);
+  return true;
+}
+
+Glyph App::glyph(std::size_t count, int fb_height) const {
+  if (camera.dims == 2) return Glyph::cone;  // 2D always draws triangles
+  if (view.detail == 1) return Glyph::cone;
+  if (view.detail == 2) return Glyph::dart;
+  if (view.detail == 3) return Glyph::point;
+  const double px = view.glyph_size / (camera.world_per_pixel(fb_height) * camera.distance);
+  if (px < 3.5 || (renderer.software() && count > 50000)) return Glyph::point;
+  return count > 20000 ? Glyph::dart : Glyph::cone;
+}
+
+void App::frame_flock() {
+  if (!frame || frame->count == 0) return;
+  const Frame& f = *frame;
+  glm::dvec3 lo(std::numeric_limits<double>::max()), hi(-std::numeric_limits<double>::max());
+  for (std::size_t i = 0; i < f.count; ++i) {
+    const glm::dvec3 p(f.x[i], f.y[i], f.z[i]);
+    lo = glm::min(lo, p);
+    hi = glm::max(hi, p);
+  }
+  int x0, w, h;
+  scene(x0, w, h);
+  camera.frame(lo, hi, double(w) / h);
+}
+
+void App::scene(int& x0, int& w, int& h) const {
+  int ww, wh;
+  glfwGetWindowSize(window, &ww, &wh);
+  x0 = view.show_panel ? std::clamp(panel_right, 0, ww / 2) : 0;
+  w = std::max(ww - x0, 1);
+  h = std::max(wh, 1);
+}
+
+}  // namespace boids::view
+
+int main(int argc, char** argv) {
+  using boids::view::Options;
+  CLI::App cli{
+      "boids-view: watch and steer a flock. Same scenario files and --set overrides as "
+      "`boids run`.\n"
+      "Mouse: left-drag orbit (3D) / pan (2D), right- or middle-drag pan, wheel zoom, left click "
+      "sets the goal, right click inspects a boid, hold Ctrl: the cursor is a predator.\n"
+      "Keys: Space pause, N step, R reset, Shift+R re-seed, F frame the flock, C colour mode, "
+      "B box, Tab panel, P or F12 screenshot, Esc deselect, Q quit."};
+  Options o;
+  cli.add_option("--scenario", o.scenario, "Scenario TOML file (default: the built-in scenario)");
+  cli.add_option("--set", o.sets, "Override a scenario key: section.key=value (repeatable)");
+  cli.add_option("--engine", o.engine, "Stepper: naive or grid")
+      ->check(CLI::IsMember({"naive", "grid"}));
+  cli.add_option("--threads", o.threads, "Worker threads; 0 = all cores")
+      ->check(CLI::Range(0, 1024));
+  cli.add_option("--seed", o.seed, "Seed of the initial state")->check(CLI::NonNegativeNumber);
+  cli.add_option("--init", o.init, "Start from this state CSV (as written by boids run --out)");
+  cli.add_option("--size", o.size, "Window size WxH in pixels")->capture_default_str();
+  cli.add_option("--screenshot", o.screenshot, "Render --frames frames, save a PNG here, exit");
+  cli.add_option("--frames", o.frames, "Frames to render before exiting (0 = until closed)")
+      ->check(CLI::NonNegativeNumber);
+  cli.add_option("--warmup", o.warmup, "Steps to run before the first frame")
+      ->check(CLI::NonNegativeNumber);
+  cli.add_flag("--paused", o.paused, "Start paused");
+  cli.add_flag("--hide-ui", o.hide_ui, "Start with the control panel hidden");
+  cli.add_option("--color", o.color, "Colour by kind, speed or heading")
+      ->check(CLI::IsMember({"kind", "speed", "heading"}))
+      ->capture_default_str();
+  cli.add_option("--glyph", o.glyph, "3D glyph: auto, cone, dart or point")
+      ->check(CLI::IsMember({"auto", "cone", "dart", "point"}))
+      ->capture_default_str();
+  cli.add_option("--camera", o.camera,
+                 "Fixed camera: 2D cx,cy,half_height; 3D tx,ty,tz,yaw_deg,pitch_deg,distance");
+  cli.add_option("--glyph-size", o.glyph_size,
+                 "Glyph length in world units (default: half "
+                 "the separation radius)")
+      ->check(CLI::PositiveNumber);
+  cli.add_option("--min-pixels", o.min_pixels, "Glyphs are never drawn shorter than this")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cli.add_option("--rate", o.rate, "Simulation steps per second (0 = as fast as possible)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cli.add_flag("--no-vsync", o.no_vsync, "Do not wait for vertical sync (for measuring)");
+  cli.add_option("--select", o.select, "Inspect this boid (index in id order) in the debug view")
+      ->check(CLI::NonNegativeNumber);
+  cli.add_flag("--stats", o.stats, "Print frame rate and step time at exit");
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return cli.exit(e);
+  }
+  try {
+    return boids::view::run(o);
+  } catch (const boids::Error& e) {
+    std::cerr << "boids-view: error: " << e.what() << "\n";
+  } catch (const std::bad_alloc&) {
+    std::cerr << "boids-view: error: out of memory\n";
+  } catch (const std::exception& e) {
+    std::cerr << "boids-view: error: " << e.what() << "\n";
+  }
+  return 1;
+}

@@ -1,0 +1,228 @@
+// The Dear ImGui control panel: readouts, run controls, every rule and motion parameter as a
+// live slider, engine and count, behaviour toggles, view options and the debug read-out.
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include "imgui.h"
+#include "viewer/app.hpp"
+#include "viewer/behaviours.hpp"
+
+namespace boids::view {
+
+namespace {
+
+const char* kKindNames[kKindCount] = {"boids", "predators", "leaders"};
+
+bool slider(const char* label, double& v, double lo, double hi, const char* fmt = "%.3g") {
+  float f = float(v);
+  if (ImGui::SliderFloat(label, &f, float(lo), float(hi), fmt)) {
+    v = f;
+    return true;
+  }
+  return false;
+}
+
+// Rule and motion sliders of kind k; returns whether `d` changed.
+bool kind_controls(WorldDef& d, int k) {
+  RuleDef& r = d.kinds[k].rules;
+  MotionDef& m = d.kinds[k].motion;
+  bool ch = false;
+  const double rmax = d.boundary == Boundary::wrap ? d.size / 2 * 0.999 : d.size;
+  ch |= slider("radius", r.radius, 0.1, std::max(rmax, 0.2));
+  ch |= slider("separation radius", r.separation_radius, 0.0, r.radius);
+  ch |= slider("view angle (deg)", r.view_angle, 1.0, 360.0, "%.0f");
+  ch |= slider("separation", r.separation, 0.0, 10.0);
+  ch |= slider("alignment", r.alignment, 0.0, 5.0);
+  ch |= slider("cohesion", r.cohesion, 0.0, 5.0);
+  ch |= slider("max speed", m.max_speed, 0.05, 20.0);
+  ch |= slider("min speed", m.min_speed, 0.0, m.max_speed);
+  ch |= slider("max force", m.max_force, 0.0, 20.0);
+  return ch;
+}
+
+std::string human(double v) {
+  char buf[32];
+  if (v >= 1e9)
+    std::snprintf(buf, sizeof buf, "%.2f G", v / 1e9);
+  else if (v >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.2f M", v / 1e6);
+  else if (v >= 1e3)
+    std::snprintf(buf, sizeof buf, "%.1f k", v / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+}  // namespace
+
+void draw_panel(App& app) {
+  const SimStats st = app.sim->stats();
+  int w, h;
+  glfwGetWindowSize(app.window, &w, &h);
+  ImGui::SetNextWindowPos(ImVec2(8, 8), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(370, float(std::max(h - 16, 200))), ImGuiCond_FirstUseEver);
+  ImGui::Begin("boids-view");
+  ImGui::PushItemWidth(170);
+
+  ImGui::Text("%.1f fps (%.2f ms/frame)", app.fps, app.frame_ms);
+  ImGui::Text("step %.2f ms, %.1f steps/s", st.step_ms, st.steps_per_s);
+  ImGui::Text("%s boid-steps/s", human(st.boid_steps_per_s).c_str());
+  ImGui::Text("%zu agents, %dD, step %llu, %s", st.count, app.edit.dims,
+              (unsigned long long)st.steps, st.kernel.c_str());
+  ImGui::TextDisabled("GL: %s", app.renderer.renderer_name().c_str());
+  if (!app.message.empty()) {
+    const ImVec4 col = app.message_is_error ? ImVec4(1, 0.4f, 0.35f, 1) : ImVec4(0.6f, 1, 0.6f, 1);
+    ImGui::PushStyleColor(ImGuiCol_Text, col);
+    ImGui::TextWrapped("%s", app.message.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (!st.message.empty() && st.message_is_error) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.4f, 0.35f, 1));
+    ImGui::TextWrapped("simulation: %s", st.message.c_str());
+    ImGui::PopStyleColor();
+  }
+
+  WorldDef d = app.edit;
+  bool changed = false;
+
+  if (ImGui::CollapsingHeader("Simulation", ImGuiTreeNodeFlags_DefaultOpen)) {
+    bool paused = app.sim->paused();
+    if (ImGui::Checkbox("paused (Space)", &paused)) app.sim->set_paused(paused);
+    ImGui::SameLine();
+    if (ImGui::Button("step (N)")) app.sim->request_step();
+    if (ImGui::Button("reset (R)")) app.sim->request_reset();
+    ImGui::SameLine();
+    if (ImGui::Button("re-seed (Shift+R)")) {
+      d.seed = d.seed * 6364136223846793005ull + 1442695040888963407ull;
+      d.seed >>= 1;
+      app.edit.seed = d.seed;
+      app.sim->request_reseed(d.seed);
+    }
+    ImGui::SameLine();
+    ImGui::Text("seed %llu", (unsigned long long)d.seed);
+    if (ImGui::SliderFloat("steps/s (0 = max)", &app.view.target_rate, 0.0f, 240.0f, "%.0f"))
+      app.sim->set_target_rate(app.view.target_rate);
+    changed |= slider("dt (s)", d.dt, 0.005, 0.5);
+  }
+
+  if (ImGui::CollapsingHeader("World and engine", ImGuiTreeNodeFlags_DefaultOpen)) {
+    static int count_edit = -1;
+    if (count_edit < 0) count_edit = int(d.count);
+    ImGui::InputInt("agents", &count_edit, 1000, 100000);
+    count_edit = std::clamp(count_edit, 0, 100000000);
+    ImGui::SameLine();
+    if (ImGui::Button("apply") && std::uint32_t(count_edit) != d.count) {
+      d.count = std::uint32_t(count_edit);
+      d.predators = std::min(d.predators, d.count);
+      d.leaders = std::min(d.leaders, d.count - d.predators);
+      changed = true;
+    }
+    int preds = int(d.predators), leaders = int(d.leaders);
+    if (ImGui::SliderInt("predators", &preds, 0, 20)) {
+      d.predators = std::uint32_t(std::min<long long>(preds, d.count));
+      changed = true;
+    }
+    if (ImGui::SliderInt("leaders", &leaders, 0, 20)) {
+      d.leaders = std::uint32_t(std::min<long long>(leaders, d.count - d.predators));
+      changed = true;
+    }
+    int engine = d.engine == EngineKind::grid ? 0 : 1;
+    if (ImGui::Combo("engine", &engine, "grid (cell list, SIMD, threads)\0naive (O(n^2))\0")) {
+      d.engine = engine == 0 ? EngineKind::grid : EngineKind::naive;
+      changed = true;
+    }
+    const int hw = int(std::max(1u, std::thread::hardware_concurrency()));
+    int threads = d.threads;
+    if (ImGui::SliderInt("threads (0 = all)", &threads, 0, hw)) {
+      d.threads = threads;
+      changed = true;
+    }
+    if (!changed) count_edit = int(d.count);
+  }
+
+  for (int k = 0; k < kKindCount; ++k) {
+    const bool present = k == 0 || (k == 1 && d.predators > 0) || (k == 2 && d.leaders > 0);
+    if (!present) continue;
+    ImGui::PushID(k);
+    std::string title = std::string("Rules: ") + kKindNames[k];
+    if (ImGui::CollapsingHeader(title.c_str(), k == 0 ? ImGuiTreeNodeFlags_DefaultOpen : 0))
+      changed |= kind_controls(d, k);
+    title = std::string("Behaviours: ") + kKindNames[k];
+    if (ImGui::CollapsingHeader(title.c_str())) changed |= behaviour_controls(d, k);
+    ImGui::PopID();
+  }
+  if (ImGui::CollapsingHeader("Goal, target, formation")) {
+    changed |= world_behaviour_controls(d);
+    ImGui::TextWrapped(
+        "Left click sets the goal; hold Ctrl and move the mouse to chase the "
+        "flock with the cursor.");
+  }
+
+  if (changed) app.submit(d);
+
+  if (ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) {
+    int color = int(app.view.color);
+    ImGui::Text("colour by (C):");
+    ImGui::SameLine();
+    ImGui::RadioButton("kind", &color, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton("speed", &color, 1);
+    ImGui::SameLine();
+    ImGui::RadioButton("heading", &color, 2);
+    app.view.color = ColorMode(color);
+    ImGui::SliderFloat("glyph size", &app.view.glyph_size, 0.05f, 20.0f, "%.2f",
+                       ImGuiSliderFlags_Logarithmic);
+    if (app.edit.dims == 3)
+      ImGui::Combo("3D glyph", &app.view.detail, "auto\0cone\0dart (4 triangles)\0point\0");
+    ImGui::SliderFloat("min glyph pixels", &app.view.min_pixels, 0.0f, 12.0f, "%.1f");
+    ImGui::Checkbox("world box (B)", &app.view.show_box);
+    ImGui::SameLine();
+    ImGui::Checkbox("goal/obstacles", &app.view.show_shapes);
+    if (ImGui::Button("frame flock (F)")) app.want_frame_flock = true;
+    ImGui::SameLine();
+    if (ImGui::Button("screenshot (P)")) app.want_screenshot = true;
+  }
+
+  if (ImGui::CollapsingHeader("Debug view", ImGuiTreeNodeFlags_DefaultOpen)) {
+    const DebugInfo* dbg = app.frame && app.frame->debug.index >= 0 ? &app.frame->debug : nullptr;
+    if (!dbg) {
+      ImGui::TextWrapped(
+          "Right-click a boid to see its perception radius, its neighbours and "
+          "each steering term.");
+    } else {
+      ImGui::Text("boid id %u: %zu neighbours (yellow)", dbg->id, dbg->neighbours.size());
+      ImGui::Text("radius %.2f (white), separation %.2f (red)", dbg->radius,
+                  dbg->separation_radius);
+      auto row = [](const char* name, const float* v, ImVec4 col) {
+        ImGui::TextColored(col, "%-22s", name);
+        ImGui::SameLine();
+        ImGui::Text("|%.3f|", std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
+      };
+      for (const DebugTerm& t : dbg->terms)
+        row(t.name.c_str(), t.v, ImVec4(t.rgb[0], t.rgb[1], t.rgb[2], 1));
+      row("total", dbg->total, ImVec4(1, 1, 1, 1));
+      row("applied (after limits)", dbg->applied, ImVec4(0.8f, 0.8f, 0.8f, 1));
+      ImGui::SliderFloat("arrow scale", &app.view.arrow_scale, 0.1f, 50.0f, "%.2f",
+                         ImGuiSliderFlags_Logarithmic);
+      if (ImGui::Button("deselect (Esc)")) {
+        app.selected = -1;
+        app.sim->set_debug_index(-1);
+      }
+    }
+  }
+
+  if (ImGui::CollapsingHeader("Controls")) {
+    ImGui::TextWrapped(
+        "Left drag: orbit (3D) / pan (2D). Right or middle drag: pan. Wheel: zoom.\n"
+        "Left click: set goal. Right click: inspect boid. Hold Ctrl: cursor is a predator.\n"
+        "Space pause, N step, R reset, Shift+R re-seed, F frame flock, C colour, B box, "
+        "Tab panel, P/F12 screenshot, Esc deselect, Q quit.");
+  }
+  ImGui::PopItemWidth();
+  app.panel_right =
+      ImGui::IsWindowCollapsed() ? 0 : int(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x + 4);
+  ImGui::End();
+}
+
+}  // namespace boids::view

@@ -1,0 +1,115 @@
+// OpenGL 3.3 core drawing for the viewer: all boids in one instanced draw call, plus one
+// batch of lines for the world box, the debug vectors and the behaviour shapes.
+//
+// Instance data is not interleaved: the id-ordered arrays of a Frame (x, y, z, vx, vy, vz as
+// floats, kind as bytes) are streamed one after another into a single orphaned buffer, and
+// each is a per-instance vertex attribute with divisor 1. The vertex shader builds each
+// glyph's orientation from its velocity and its colour from kind, speed or heading, so the
+// CPU does nothing per boid but one memcpy.
+#pragma once
+
+#include <epoxy/gl.h>
+
+#include <cstdint>
+#include <glm/glm.hpp>
+#include <string>
+#include <vector>
+
+namespace boids::view {
+
+struct Frame;
+
+enum class ColorMode : int { kind = 0, speed = 1, heading = 2 };
+
+/// Glyph of a boid in 3D (2D always draws triangles): a round cone, a three-sided dart with a
+/// quarter of the triangles, or one point (for flocks seen from so far that glyphs would be
+/// a pixel or two anyway).
+enum class Glyph : int { cone = 0, dart = 1, point = 2 };
+
+/// A set of glyph instances with its own buffer (the flock, or the highlighted few).
+class InstanceSet {
+ public:
+  void create(GLuint mesh_vbo);
+  void destroy();
+  /// Streams `n` instances from id-ordered arrays (z, vz may be null: zeros).
+  void upload(std::size_t n, const float* x, const float* y, const float* z, const float* vx,
+              const float* vy, const float* vz, const std::uint8_t* kind);
+  std::size_t count() const { return count_; }
+  GLuint vao() const { return vao_; }
+  GLuint point_vao() const { return point_vao_; }
+
+ private:
+  GLuint vao_ = 0, point_vao_ = 0, vbo_ = 0;
+  std::size_t count_ = 0, capacity_ = 0;
+};
+
+/// Coloured line segments gathered during a frame and drawn at once.
+class LineBatch {
+ public:
+  void clear() { data_.clear(); }
+  void add(const glm::vec3& a, const glm::vec3& b, const glm::vec4& rgba);
+  void circle(const glm::vec3& c, const glm::vec3& u, const glm::vec3& v, float r,
+              const glm::vec4& rgba, int segments = 48);
+  /// Three great circles, or one circle in the xy plane when `flat`.
+  void sphere(const glm::vec3& c, float r, const glm::vec4& rgba, bool flat);
+  void box(const glm::vec3& lo, const glm::vec3& hi, const glm::vec4& rgba);
+  void arrow(const glm::vec3& from, const glm::vec3& to, const glm::vec4& rgba,
+             const glm::vec3& view_dir);
+  const std::vector<float>& data() const { return data_; }
+
+ private:
+  std::vector<float> data_;  // x y z r g b a per vertex
+};
+
+struct GlyphParams {
+  glm::mat4 view{1}, proj{1};
+  bool ortho = false;             // 2D
+  float size = 1.5f;              // glyph length (world units)
+  float min_pixels = 3.f;         // never drawn shorter than this on screen
+  float world_per_pixel = 0.01f;  // at view depth 1 (3D) or everywhere (2D)
+  ColorMode color = ColorMode::kind;
+  float max_speed = 4.f;
+  glm::vec4 override_rgba{0, 0, 0, 0};  // alpha > 0: draw every glyph in this colour
+  float scale = 1.f;
+  Glyph glyph = Glyph::cone;
+};
+
+class Renderer {
+ public:
+  /// Compiles shaders and creates buffers; returns an error message, empty on success.
+  std::string init();
+  void shutdown();
+
+  /// GL_RENDERER, and whether it is a CPU rasteriser (Mesa llvmpipe/softpipe), where every
+  /// instance of an instanced draw costs a pipeline run: large flocks are drawn as points.
+  const std::string& renderer_name() const { return renderer_name_; }
+  bool software() const { return software_; }
+
+  InstanceSet& flock() { return flock_; }
+  InstanceSet& highlight() { return highlight_; }
+  InstanceSet& selected() { return selected_; }
+
+  /// Clears the whole framebuffer and sets the viewport to the scene rectangle.
+  void clear(int x0, int width, int height);
+  void draw_glyphs(const InstanceSet& set, int dims, const GlyphParams& p);
+  void draw_lines(const LineBatch& lines, const glm::mat4& view_proj, bool depth_test);
+
+  /// Reads the current back buffer as tightly packed RGB rows, top row first.
+  std::vector<std::uint8_t> read_pixels(int width, int height) const;
+
+ private:
+  std::string renderer_name_;
+  bool software_ = false;
+  GLuint glyph_prog_ = 0, point_prog_ = 0, line_prog_ = 0;
+  GLuint mesh_vbo_ = 0;
+  GLint mesh_first_[3] = {0, 0, 0}, mesh_count_[3] = {0, 0, 0};  // triangle, cone, dart
+  InstanceSet flock_, highlight_, selected_;
+  GLuint line_vao_ = 0, line_vbo_ = 0;
+  std::size_t line_capacity_ = 0;
+};
+
+/// Writes an RGB image (rows top first) as PNG; returns an error message, empty on success.
+std::string write_png(const std::string& path, int width, int height,
+                      const std::vector<std::uint8_t>& rgb);
+
+}  // namespace boids::view
