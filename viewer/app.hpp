@@ -73,5 +73,7 @@ struct App {
 
 /// Draws the control panel.
 void draw_panel(App& app);
+/// Draws the debug view's legend (terms, magnitudes) when a boid is selected.
+void draw_debug_legend(App& app);
 
 }  // namespace boids::view

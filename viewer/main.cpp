@@ -240,7 +240,6 @@ void draw_scene(App& app, int x0, int w, int h) {
     else
       under.box({0, 0, 0}, {L, L, L}, grey);
   }
-  if (app.view.show_shapes) add_shapes(f.def, f.step, under);
   app.renderer.draw_lines(under, vp, !flat);
 
   GlyphParams gp;
@@ -255,37 +254,47 @@ void draw_scene(App& app, int x0, int w, int h) {
   gp.glyph = app.glyph(f.count, h);
   app.renderer.draw_glyphs(app.renderer.flock(), f.dims, gp);
 
+  // Goal, target, formation sphere and obstacles over the flock (depth-tested in 3D).
+  if (app.view.show_shapes) {
+    LineBatch shapes;
+    add_shapes(f.def, f.step, shapes);
+    app.renderer.draw_lines(shapes, vp, !flat);
+  }
+
   // Debug view: neighbours and selected boid drawn again on top, then the force vectors.
   const DebugInfo& dbg = f.debug;
   if (dbg.index < 0 || std::size_t(dbg.index) >= f.count) return;
   const std::size_t i = std::size_t(dbg.index);
   GlyphParams hp = gp;
-  hp.scale = 1.35f;
+  hp.scale = 1.05f;
   hp.override_rgba = {1.0f, 0.85f, 0.2f, 1.0f};
-  glClear(GL_DEPTH_BUFFER_BIT);
   app.renderer.draw_glyphs(app.renderer.highlight(), f.dims, hp);
-  hp.scale = 1.9f;
+  glClear(GL_DEPTH_BUFFER_BIT);
+  hp.scale = 1.8f;
   hp.override_rgba = {1.0f, 1.0f, 1.0f, 1.0f};
   app.renderer.draw_glyphs(app.renderer.selected(), f.dims, hp);
 
-  LineBatch over;
+  LineBatch over, arrows;
   const glm::vec3 p(f.x[i], f.y[i], f.z[i]);
   const glm::vec3 view_dir = glm::normalize(glm::vec3(app.camera.target - app.camera.eye()));
   over.sphere(p, dbg.radius, {1, 1, 1, 0.55f}, flat);
   if (dbg.separation_radius > 0)
-    over.sphere(p, dbg.separation_radius, {1, 0.4f, 0.35f, 0.5f}, flat);
+    over.sphere(p, dbg.separation_radius, {1, 0.4f, 0.35f, 0.7f}, flat);
   for (std::uint32_t j : dbg.neighbours) {
     over.add(p, {f.x[j], f.y[j], f.z[j]}, {1.0f, 0.85f, 0.2f, 0.25f});
   }
   const float s = app.view.arrow_scale;
   for (const DebugTerm& t : dbg.terms) {
     const glm::vec3 v(t.v[0], t.v[1], t.v[2]);
-    over.arrow(p, p + s * v, {t.rgb[0], t.rgb[1], t.rgb[2], 1.0f}, view_dir);
+    arrows.arrow(p, p + s * v, {t.rgb[0], t.rgb[1], t.rgb[2], 1.0f}, view_dir);
   }
-  over.arrow(p, p + s * glm::vec3(dbg.total[0], dbg.total[1], dbg.total[2]), {1, 1, 1, 1},
-             view_dir);
-  over.arrow(p, p + glm::vec3(f.vx[i], f.vy[i], f.vz[i]), {0.6f, 0.6f, 0.6f, 0.8f}, view_dir);
+  arrows.arrow(p, p + s * glm::vec3(dbg.total[0], dbg.total[1], dbg.total[2]), {1, 1, 1, 1},
+               view_dir);
+  arrows.arrow(p, p + s * glm::vec3(dbg.applied[0], dbg.applied[1], dbg.applied[2]),
+               {0.6f, 0.6f, 0.6f, 1}, view_dir);
+  arrows.arrow(p, p + glm::vec3(f.vx[i], f.vy[i], f.vz[i]), {0.45f, 0.55f, 0.65f, 0.9f}, view_dir);
   app.renderer.draw_lines(over, vp, false);
+  app.renderer.draw_lines(arrows, vp, false, 3.0f);
 }
 
 void upload(App& app) {
@@ -401,7 +410,7 @@ int run(const Options& o) {
   app.view.target_rate = float(o.rate);
   app.view.show_panel = !o.hide_ui;
   app.view.arrow_scale =
-      float(def.kinds[0].rules.radius / std::max(def.kinds[0].motion.max_force, 1e-9));
+      float(1.5 * def.kinds[0].rules.radius / std::max(def.kinds[0].motion.max_force, 1e-9));
 
   glfwSetErrorCallback(glfw_error);
   if (!glfwInit()) throw Error("cannot initialise GLFW (is there a display? try xvfb-run)");
@@ -501,6 +510,7 @@ int run(const Options& o) {
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
     if (app.view.show_panel) draw_panel(app);
+    if (app.view.show_panel) draw_debug_legend(app);
     ImGui::Render();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 

@@ -56,6 +56,32 @@ std::string human(double v) {
 
 }  // namespace
 
+void draw_debug_legend(App& app) {
+  const DebugInfo* dbg = app.frame && app.frame->debug.index >= 0 ? &app.frame->debug : nullptr;
+  if (!dbg) return;
+  int w, h;
+  glfwGetWindowSize(app.window, &w, &h);
+  ImGui::SetNextWindowPos(ImVec2(float(w) - 8, float(h) - 8), ImGuiCond_Always, ImVec2(1, 1));
+  ImGui::SetNextWindowBgAlpha(0.75f);
+  ImGui::Begin("debug", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                   ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav);
+  ImGui::Text("boid %u: %zu neighbours (yellow)", dbg->id, dbg->neighbours.size());
+  ImGui::Text("radius %.2f (white circle), separation %.2f (red)", dbg->radius,
+              dbg->separation_radius);
+  auto row = [](const char* name, const float* v, ImVec4 col) {
+    ImGui::TextColored(col, "%-22s", name);
+    ImGui::SameLine();
+    ImGui::Text("%7.3f u/s^2", std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
+  };
+  for (const DebugTerm& t : dbg->terms)
+    row(t.name.c_str(), t.v, ImVec4(t.rgb[0], t.rgb[1], t.rgb[2], 1));
+  row("total", dbg->total, ImVec4(1, 1, 1, 1));
+  row("applied (after limits)", dbg->applied, ImVec4(0.6f, 0.6f, 0.6f, 1));
+  ImGui::TextDisabled("arrows: %.2f u per u/s^2; blue-grey: velocity", app.view.arrow_scale);
+  ImGui::End();
+}
+
 void draw_panel(App& app) {
   const SimStats st = app.sim->stats();
   int w, h;
@@ -185,31 +211,11 @@ void draw_panel(App& app) {
   }
 
   if (ImGui::CollapsingHeader("Debug view", ImGuiTreeNodeFlags_DefaultOpen)) {
-    const DebugInfo* dbg = app.frame && app.frame->debug.index >= 0 ? &app.frame->debug : nullptr;
-    if (!dbg) {
-      ImGui::TextWrapped(
-          "Right-click a boid to see its perception radius, its neighbours and "
-          "each steering term.");
-    } else {
-      ImGui::Text("boid id %u: %zu neighbours (yellow)", dbg->id, dbg->neighbours.size());
-      ImGui::Text("radius %.2f (white), separation %.2f (red)", dbg->radius,
-                  dbg->separation_radius);
-      auto row = [](const char* name, const float* v, ImVec4 col) {
-        ImGui::TextColored(col, "%-22s", name);
-        ImGui::SameLine();
-        ImGui::Text("|%.3f|", std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
-      };
-      for (const DebugTerm& t : dbg->terms)
-        row(t.name.c_str(), t.v, ImVec4(t.rgb[0], t.rgb[1], t.rgb[2], 1));
-      row("total", dbg->total, ImVec4(1, 1, 1, 1));
-      row("applied (after limits)", dbg->applied, ImVec4(0.8f, 0.8f, 0.8f, 1));
-      ImGui::SliderFloat("arrow scale", &app.view.arrow_scale, 0.1f, 50.0f, "%.2f",
-                         ImGuiSliderFlags_Logarithmic);
-      if (ImGui::Button("deselect (Esc)")) {
-        app.selected = -1;
-        app.sim->set_debug_index(-1);
-      }
-    }
+    ImGui::TextWrapped(
+        "Right-click a boid to see its perception radius, its neighbours and "
+        "each steering term (Esc to deselect).");
+    ImGui::SliderFloat("arrow scale", &app.view.arrow_scale, 0.1f, 100.0f, "%.2f",
+                       ImGuiSliderFlags_Logarithmic);
   }
 
   if (ImGui::CollapsingHeader("Controls")) {

@@ -11,6 +11,9 @@ namespace boids::view {
 
 namespace {
 
+// Floats per line vertex: position, colour, other end, (end, side).
+constexpr int kLineFloats = 12;
+
 // Instance attributes, one per stream of the instance buffer.
 enum : GLuint { kAttrVert = 0, kAttrNormal = 1, kAttrX = 2, kAttrKind = 8 };
 
@@ -107,14 +110,30 @@ void main() {
 }
 )";
 
+// Lines: thin ones as GL_LINES; wide ones (the debug arrows) as two triangles per segment,
+// pushed apart in screen space, since core profile GL has no wide lines.
 const char* kLineVs = R"(#version 330 core
-layout(location = 0) in vec3 a_pos;
+layout(location = 0) in vec3 a_pos;     // this end
 layout(location = 1) in vec4 a_color;
+layout(location = 2) in vec3 a_other;   // the other end
+layout(location = 3) in vec2 a_params;  // (0 at the first end / 1 at the second, side -1/+1)
 uniform mat4 u_vp;
+uniform vec2 u_viewport;
+uniform float u_width;
 out vec4 v_color;
 void main() {
-  gl_Position = u_vp * vec4(a_pos, 1.0);
+  vec4 c = u_vp * vec4(a_pos, 1.0);
   v_color = a_color;
+  if (u_width > 1.0) {
+    vec4 o = u_vp * vec4(a_other, 1.0);
+    vec2 sc = c.xy / max(c.w, 1e-6) * u_viewport;
+    vec2 so = o.xy / max(o.w, 1e-6) * u_viewport;
+    vec2 d = a_params.x < 0.5 ? so - sc : sc - so;
+    float len = length(d);
+    vec2 n = len > 0.0 ? vec2(-d.y, d.x) / len : vec2(0.0, 1.0);
+    c.xy += n * a_params.y * u_width / u_viewport * c.w;
+  }
+  gl_Position = c;
 }
 )";
 
@@ -367,11 +386,15 @@ std::string Renderer::init() {
   glGenBuffers(1, &line_vbo_);
   glBindVertexArray(line_vao_);
   glBindBuffer(GL_ARRAY_BUFFER, line_vbo_);
-  glEnableVertexAttribArray(0);
-  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 7 * sizeof(float), nullptr);
-  glEnableVertexAttribArray(1);
-  glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, 7 * sizeof(float),
-                        reinterpret_cast<const void*>(3 * sizeof(float)));
+  const GLsizei stride = kLineFloats * sizeof(float);
+  const GLint sizes[4] = {3, 4, 3, 2};
+  std::size_t offset = 0;
+  for (GLuint a = 0; a < 4; ++a) {
+    glEnableVertexAttribArray(a);
+    glVertexAttribPointer(a, sizes[a], GL_FLOAT, GL_FALSE, stride,
+                          reinterpret_cast<const void*>(offset * sizeof(float)));
+    offset += std::size_t(sizes[a]);
+  }
   glBindVertexArray(0);
   return "";
 }
@@ -433,9 +456,35 @@ void Renderer::draw_glyphs(const InstanceSet& set, int dims, const GlyphParams& 
   glBindVertexArray(0);
 }
 
-void Renderer::draw_lines(const LineBatch& lines, const glm::mat4& view_proj, bool depth_test) {
+void Renderer::draw_lines(const LineBatch& lines, const glm::mat4& view_proj, bool depth_test,
+                          float width_px) {
   const auto& d = lines.data();
   if (d.empty()) return;
+  // Expand the (position, colour) pairs into vertices that know their segment's other end.
+  const bool wide = width_px > 1.0f;
+  std::vector<float>& v = line_scratch_;
+  v.clear();
+  auto put = [&v](const float* self, const float* other, float end, float side) {
+    v.insert(v.end(), self, self + 7);  // position, colour
+    v.insert(v.end(), other, other + 3);
+    v.push_back(end);
+    v.push_back(side);
+  };
+  for (std::size_t i = 0; i + 14 <= d.size(); i += 14) {
+    const float* a = &d[i];
+    const float* b = &d[i + 7];
+    if (!wide) {
+      put(a, b, 0, 0);
+      put(b, a, 1, 0);
+      continue;
+    }
+    put(a, b, 0, -1);
+    put(a, b, 0, 1);
+    put(b, a, 1, 1);
+    put(a, b, 0, -1);
+    put(b, a, 1, 1);
+    put(b, a, 1, -1);
+  }
   if (depth_test)
     glEnable(GL_DEPTH_TEST);
   else
@@ -445,17 +494,17 @@ void Renderer::draw_lines(const LineBatch& lines, const glm::mat4& view_proj, bo
   glUseProgram(line_prog_);
   glUniformMatrix4fv(glGetUniformLocation(line_prog_, "u_vp"), 1, GL_FALSE,
                      glm::value_ptr(view_proj));
+  GLint vp[4];
+  glGetIntegerv(GL_VIEWPORT, vp);
+  glUniform2f(glGetUniformLocation(line_prog_, "u_viewport"), float(vp[2]), float(vp[3]));
+  glUniform1f(glGetUniformLocation(line_prog_, "u_width"), width_px);
   glBindVertexArray(line_vao_);
   glBindBuffer(GL_ARRAY_BUFFER, line_vbo_);
-  const std::size_t bytes = d.size() * sizeof(float);
-  if (bytes > line_capacity_) {
-    line_capacity_ = bytes * 2;
-    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(line_capacity_), nullptr, GL_STREAM_DRAW);
-  } else {
-    glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(line_capacity_), nullptr, GL_STREAM_DRAW);
-  }
-  glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(bytes), d.data());
-  glDrawArrays(GL_LINES, 0, GLsizei(d.size() / 7));
+  const std::size_t bytes = v.size() * sizeof(float);
+  if (bytes > line_capacity_) line_capacity_ = bytes * 2;
+  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(line_capacity_), nullptr, GL_STREAM_DRAW);
+  glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(bytes), v.data());
+  glDrawArrays(wide ? GL_TRIANGLES : GL_LINES, 0, GLsizei(v.size() / kLineFloats));
   glBindVertexArray(0);
   glDisable(GL_BLEND);
 }

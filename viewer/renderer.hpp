@@ -92,7 +92,9 @@ class Renderer {
   /// Clears the whole framebuffer and sets the viewport to the scene rectangle.
   void clear(int x0, int width, int height);
   void draw_glyphs(const InstanceSet& set, int dims, const GlyphParams& p);
-  void draw_lines(const LineBatch& lines, const glm::mat4& view_proj, bool depth_test);
+  /// Draws the batch; wider than 1 pixel draws each segment as a screen-space quad.
+  void draw_lines(const LineBatch& lines, const glm::mat4& view_proj, bool depth_test,
+                  float width_px = 1.0f);
 
   /// Reads the current back buffer as tightly packed RGB rows, top row first.
   std::vector<std::uint8_t> read_pixels(int width, int height) const;
@@ -106,6 +108,7 @@ class Renderer {
   InstanceSet flock_, highlight_, selected_;
   GLuint line_vao_ = 0, line_vbo_ = 0;
   std::size_t line_capacity_ = 0;
+  std::vector<float> line_scratch_;
 };
 
 /// Writes an RGB image (rows top first) as PNG; returns an error message, empty on success.
