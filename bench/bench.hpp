@@ -127,7 +127,8 @@ struct Result {
   Status status = Status::measured;
   std::string note;
   std::string kernel;  ///< EngineBase::kernel_name(): the instruction set dispatched
-  Summary ms;          ///< ms per step over the repetitions
+  Summary ms;          ///< ms per step over the repetitions (wall clock)
+  double cpu_ms = 0;   ///< median process CPU ms per step (all threads); < ms when others run
   int warmup = 0, reps = 0, steps_per_rep = 0;
   double world_size = 0;             ///< box edge used
   double setup_ms = 0;               ///< World::create

@@ -118,7 +118,8 @@ std::string short_count(double n) {
 
 void write_csv(std::ostream& os, const std::vector<Result>& results) {
   os << "engine,kernel,dims,precision,count,threads,status,ms_per_step_median,ms_q1,ms_q3,"
-        "ms_min,ms_max,reps,steps_per_rep,warmup,boid_steps_per_s,candidates_per_step,"
+        "ms_min,ms_max,cpu_ms_per_step,reps,steps_per_rep,warmup,boid_steps_per_s,candidates_per_"
+        "step,"
         "neighbours_per_step,candidates_per_s,neighbours_per_s,speedup_vs_naive,"
         "speedup_vs_naive_extrapolated,speedup_vs_1_thread,parallel_efficiency,bytes_per_boid,"
         "engine_memory_bytes,peak_rss_bytes,peak_rss_per_config,probe_isa,probe_pairs_per_s,"
@@ -130,12 +131,12 @@ void write_csv(std::ostream& os, const std::vector<Result>& results) {
     os << variant_name(c.variant) << ',' << csv_field(r.kernel) << ',' << c.dims << ','
        << precision_name(c.precision) << ',' << c.count << ',' << c.threads << ','
        << status_name(r.status) << ',' << mnum(r.ms.median) << ',' << mnum(r.ms.q1) << ','
-       << mnum(r.ms.q3) << ',' << mnum(r.ms.min) << ',' << mnum(r.ms.max) << ',' << r.reps << ','
-       << r.steps_per_rep << ',' << r.warmup << ',' << mnum(r.boid_steps_per_s()) << ','
-       << (m ? std::to_string(r.candidates) : "") << ',' << (m ? std::to_string(r.neighbours) : "")
-       << ',' << mnum(r.candidates_per_s()) << ',' << mnum(r.neighbours_per_s()) << ','
-       << (r.speedup_naive > 0 ? num(r.speedup_naive) : "") << ','
-       << (r.speedup_naive_extrapolated ? "true" : "false") << ','
+       << mnum(r.ms.q3) << ',' << mnum(r.ms.min) << ',' << mnum(r.ms.max) << ',' << mnum(r.cpu_ms)
+       << ',' << r.reps << ',' << r.steps_per_rep << ',' << r.warmup << ','
+       << mnum(r.boid_steps_per_s()) << ',' << (m ? std::to_string(r.candidates) : "") << ','
+       << (m ? std::to_string(r.neighbours) : "") << ',' << mnum(r.candidates_per_s()) << ','
+       << mnum(r.neighbours_per_s()) << ',' << (r.speedup_naive > 0 ? num(r.speedup_naive) : "")
+       << ',' << (r.speedup_naive_extrapolated ? "true" : "false") << ','
        << (r.speedup_1t > 0 ? num(r.speedup_1t) : "") << ','
        << (r.efficiency > 0 ? num(r.efficiency) : "") << ','
        << (r.bytes_per_boid > 0 ? num(r.bytes_per_boid) : "") << ','
@@ -193,6 +194,7 @@ void write_json(std::ostream& os, const std::vector<Result>& results, const Envi
                      ", \"q3\": " + json_num(r.ms.q3) + ", \"min\": " + json_num(r.ms.min) +
                      ", \"max\": " + json_num(r.ms.max) + "}"
                : std::string("null"))
+        .raw("cpu_ms_per_step", opt(r.cpu_ms, m))
         .num("reps", r.reps)
         .num("steps_per_rep", r.steps_per_rep)
         .num("warmup", r.warmup)
@@ -227,12 +229,12 @@ std::string format_table(const std::vector<Result>& results) {
     const char* head;
     bool left;
   };
-  const Col cols[] = {{"engine", true},   {"isa", true},    {"D", false},
-                      {"prec", true},     {"n", false},     {"thr", false},
-                      {"ms/step", false}, {"+-IQR", false}, {"boid-st/s", false},
-                      {"cand/s", false},  {"nbr/s", false}, {"x naive", false},
-                      {"x 1thr", false},  {"eff", false},   {"B/boid", false},
-                      {"%probe", false},  {"note", true}};
+  const Col cols[] = {{"engine", true},     {"isa", true},     {"D", false},
+                      {"prec", true},       {"n", false},      {"thr", false},
+                      {"ms/step", false},   {"+-IQR", false},  {"cpu ms", false},
+                      {"boid-st/s", false}, {"cand/s", false}, {"nbr/s", false},
+                      {"x naive", false},   {"x 1thr", false}, {"eff", false},
+                      {"B/boid", false},    {"%probe", false}, {"note", true}};
   constexpr std::size_t ncol = sizeof cols / sizeof cols[0];
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> notes;
@@ -260,9 +262,10 @@ std::string format_table(const std::vector<Result>& results) {
     if (m) {
       row[6] = ms_str(r.ms.median);
       row[7] = ms_str(r.ms.iqr());
-      row[8] = si(r.boid_steps_per_s());
-      row[9] = si(r.candidates_per_s());
-      row[10] = si(r.neighbours_per_s());
+      row[8] = ms_str(r.cpu_ms);
+      row[9] = si(r.boid_steps_per_s());
+      row[10] = si(r.candidates_per_s());
+      row[11] = si(r.neighbours_per_s());
     } else if (r.extrapolated_ms > 0) {
       row[6] = "~" + ms_str(r.extrapolated_ms) + "*";
       row[7] = "extrap.";
@@ -270,17 +273,17 @@ std::string format_table(const std::vector<Result>& results) {
       row[6] = status_name(r.status);
     }
     if (r.speedup_naive > 0)
-      row[11] = fmt(r.speedup_naive >= 100 ? "%.0f" : "%.1f", r.speedup_naive) +
+      row[12] = fmt(r.speedup_naive >= 100 ? "%.0f" : "%.1f", r.speedup_naive) +
                 (r.speedup_naive_extrapolated ? "*" : "");
-    if (r.speedup_1t > 0) row[12] = fmt("%.2f", r.speedup_1t);
-    if (r.efficiency > 0) row[13] = fmt("%.0f%%", 100 * r.efficiency);
-    if (r.bytes_per_boid > 0) row[14] = fmt("%.0f", r.bytes_per_boid);
-    if (r.probe_fraction > 0) row[15] = fmt("%.0f%%", 100 * r.probe_fraction);
+    if (r.speedup_1t > 0) row[13] = fmt("%.2f", r.speedup_1t);
+    if (r.efficiency > 0) row[14] = fmt("%.0f%%", 100 * r.efficiency);
+    if (r.bytes_per_boid > 0) row[15] = fmt("%.0f", r.bytes_per_boid);
+    if (r.probe_fraction > 0) row[16] = fmt("%.0f%%", 100 * r.probe_fraction);
     if (!r.note.empty()) {
       std::size_t k = 0;
       while (k < notes.size() && notes[k] != r.note) ++k;
       if (k == notes.size()) notes.push_back(r.note);
-      row[16] = "[" + std::to_string(k + 1) + "]";
+      row[17] = "[" + std::to_string(k + 1) + "]";
     }
     for (auto& cell : row) {
       if (cell.empty()) cell = "-";

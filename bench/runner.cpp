@@ -5,6 +5,8 @@
 // timed repetitions of `steps_per_rep` steps; the figure is the median of the per-step times
 // of the repetitions, the spread their interquartile range. Nothing is pinned: threads are the
 // engine's own (its task_arena), scheduled by the OS.
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -25,6 +27,11 @@ namespace boids::bench {
 
 namespace {
 using Clock = std::chrono::steady_clock;
+double cpu_ms_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6;
+}
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
@@ -98,12 +105,15 @@ Result measure(const WorldDef& base, const Config& c, const Settings& s,
       }
     }
   }
-  std::vector<double> samples;
+  std::vector<double> samples, cpu;
   for (int i = 0; i < reps; ++i) {
+    const double c0 = cpu_ms_now();
     const auto t0 = Clock::now();
     w.step(spr);
     samples.push_back(ms_since(t0) / spr);
+    cpu.push_back((cpu_ms_now() - c0) / spr);
   }
+  r.cpu_ms = summarize(cpu).median;
   r.reps = reps;
   r.steps_per_rep = spr;
   r.ms = summarize(samples);
