@@ -58,6 +58,8 @@ boids::WorldDef to_cpp(const boids_world_def& c) {
   d.size = c.size;
   d.boundary = static_cast<boids::Boundary>(c.boundary);
   d.count = c.count;
+  d.predators = c.predators;
+  d.leaders = c.leaders;
   d.seed = c.seed;
   d.dt = c.dt;
   for (int k = 0; k < boids::kKindCount; ++k) {
@@ -86,6 +88,8 @@ boids::WorldDef to_cpp_over(const boids_world_def& c, const boids::WorldDef& bas
   d.size = fromc.size;
   d.boundary = fromc.boundary;
   d.count = fromc.count;
+  d.predators = fromc.predators;
+  d.leaders = fromc.leaders;
   d.seed = fromc.seed;
   d.dt = fromc.dt;
   for (int k = 0; k < boids::kKindCount; ++k) d.kinds[k] = fromc.kinds[k];
@@ -107,6 +111,8 @@ boids_world_def to_c(const boids::WorldDef& d) {
   c.size = d.size;
   c.boundary = static_cast<int32_t>(d.boundary);
   c.count = d.count;
+  c.predators = d.predators;
+  c.leaders = d.leaders;
   c.seed = d.seed;
   c.dt = d.dt;
   for (int k = 0; k < boids::kKindCount; ++k) {

@@ -36,6 +36,9 @@ void World::set_def(const WorldDef& def) {
   fixed(def.boundary == cur.boundary, "world.boundary");
   if (def.count != cur.count)
     throw Error("boids.count: cannot change with set_def (use add_boids / remove_boids)");
+  if (def.predators != cur.predators || def.leaders != cur.leaders)
+    throw Error(std::string(def.predators != cur.predators ? "predators" : "leaders") +
+                ".count: cannot change with set_def (use add_boids / remove_boids)");
   fixed(def.seed == cur.seed, "boids.seed");
   fixed(def.engine == cur.engine, "engine.kind");
   fixed(def.precision == cur.precision, "engine.precision");

@@ -30,7 +30,8 @@ HOST_PARALLEL_FOR = C.CFUNCTYPE(None, TASK, C.c_void_p, C.c_size_t, C.c_size_t, 
 
 class WorldDef(C.Structure):
     _fields_ = [("dims", C.c_int32), ("size", C.c_double), ("boundary", C.c_int32),
-                ("count", C.c_uint32), ("seed", C.c_uint64), ("dt", C.c_double),
+                ("count", C.c_uint32), ("predators", C.c_uint32), ("leaders", C.c_uint32),
+                ("seed", C.c_uint64), ("dt", C.c_double),
                 ("kinds", KindDef * 3), ("engine", C.c_int32), ("precision", C.c_int32),
                 ("threads", C.c_int32), ("simd", C.c_int32), ("cells_per_radius", C.c_int32),
                 ("host_parallel_for", C.c_void_p), ("host_context", C.c_void_p),

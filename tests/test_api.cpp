@@ -260,6 +260,8 @@ TEST_CASE("set_def changes rules between steps and refuses structural fields", "
     refused([](WorldDef& x) { x.boundary = Boundary::reflect; }, "world.boundary");
     refused([](WorldDef& x) { x.count = 61; }, "boids.count");
     refused([](WorldDef& x) { x.seed = 8; }, "boids.seed");
+    refused([](WorldDef& x) { x.predators = 1; }, "predators.count");
+    refused([](WorldDef& x) { x.leaders = 1; }, "leaders.count");
     refused([](WorldDef& x) { x.precision = Precision::f64; }, "engine.precision");
     refused([](WorldDef& x) { x.threads = 3; }, "engine.threads");
     refused([](WorldDef& x) { x.cells_per_radius = 2; }, "engine.cells_per_radius");
@@ -321,4 +323,39 @@ TEST_CASE("the version macros and the library agree", "[api]") {
                                       std::to_string(kVersionPatch));
   CHECK(BOIDS_VERSION_NUMBER == kVersionMajor * 10000 + kVersionMinor * 100 + kVersionPatch);
   CHECK(std::string(boids_version()) == version());
+}
+
+TEST_CASE("set_def moves goals and adds obstacles between steps", "[api]") {
+  for (EngineKind e : engines()) {
+    WorldDef d = small_def(e, 2, 80);
+    d.boundary = Boundary::reflect;
+    d.kinds[0].behaviour.seek = 1.0;
+    d.kinds[0].behaviour.avoid = 2.0;
+    d.goal = {5, 5};
+    World w = World::create(d);
+    w.step(3);
+    const State s = w.state();
+    WorldDef changed = w.def();
+    changed.goal = {25, 20};
+    changed.spheres.push_back({{15, 15}, 3.0});
+    w.set_def(changed);
+    w.step(4);
+    WorldDef fresh = d;
+    fresh.goal = changed.goal;
+    fresh.spheres = changed.spheres;
+    World ref = World::create(fresh);
+    ref.set_state(s);
+    ref.step(4);
+    CHECK(ref.state_hash() == w.state_hash());
+    // The old goal would have given another flock.
+    World old = World::create(d);
+    old.set_state(s);
+    old.step(4);
+    CHECK(old.state_hash() != w.state_hash());
+    // A malformed obstacle is refused with its key.
+    WorldDef bad = w.def();
+    bad.spheres.push_back({{1, 2, 3}, 1.0});  // 3 numbers in a 2D world
+    CHECK_THROWS_AS(w.set_def(bad), Error);
+    CHECK(w.def().spheres.size() == 1);
+  }
 }

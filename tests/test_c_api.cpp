@@ -84,6 +84,8 @@ TEST_CASE("C: the default def mirrors the C++ defaults", "[c_api]") {
   CHECK(c.size == d.size);
   CHECK(c.boundary == int32_t(d.boundary));
   CHECK(c.count == d.count);
+  CHECK(c.predators == d.predators);
+  CHECK(c.leaders == d.leaders);
   CHECK(c.seed == d.seed);
   CHECK(c.dt == d.dt);
   for (int k = 0; k < BOIDS_KIND_COUNT; ++k) {
@@ -370,6 +372,7 @@ TEST_CASE("C: the def and the scenario change between steps", "[c_api]") {
   boids_world_def d{};
   REQUIRE(boids_world_get_def(h.w, &d) == BOIDS_OK);
   CHECK(d.count == 64);
+  CHECK(d.predators == 0);
   CHECK(d.engine == BOIDS_ENGINE_NAIVE);
   d.kinds[0].rules.cohesion = 0.75;
   d.dt = 0.2;

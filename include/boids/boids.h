@@ -96,12 +96,14 @@ typedef void (*boids_host_parallel_for_fn)(boids_task_fn task, void* task_contex
  * does not have (behaviours added later) can be set through scenario TOML with
  * boids_world_create_from_scenario() / boids_world_set_scenario(). */
 typedef struct boids_world_def {
-  int32_t dims;                                 /* 2 or 3 */
-  double size;                                  /* edge length of the world box (u) */
-  int32_t boundary;                             /* boids_boundary */
-  uint32_t count;                               /* boids created at start (kind 0) */
-  uint64_t seed;                                /* seeds the counter-based generator */
-  double dt;                                    /* time step (s) */
+  int32_t dims;       /* 2 or 3 */
+  double size;        /* edge length of the world box (u) */
+  int32_t boundary;   /* boids_boundary */
+  uint32_t count;     /* boids created at start (kind 0) */
+  uint32_t predators; /* of those, predators (kind 1): the ids after the boids */
+  uint32_t leaders;   /* of those, leaders (kind 2): the highest ids */
+  uint64_t seed;      /* seeds the counter-based generator */
+  double dt;          /* time step (s) */
   boids_kind_def kinds[BOIDS_KIND_COUNT];       /* [0] boids, [1] predators, [2] leaders */
   int32_t engine;                               /* boids_engine */
   int32_t precision;                            /* boids_precision */
@@ -202,8 +204,8 @@ BOIDS_API boids_status boids_world_remove(boids_world* world, const uint32_t* id
 /* The current def (host threading included). */
 BOIDS_API boids_status boids_world_get_def(const boids_world* world, boids_world_def* out_def);
 /* Changes the def between steps: dt, rules and motion of every kind may change; dims, size,
- * boundary, count, seed, engine, precision, threads, simd, cells_per_radius and the host
- * threading may not (error naming the field). */
+ * boundary, count, predators, leaders, seed, engine, precision, threads, simd, cells_per_radius and
+ * the host threading may not (error naming the field). */
 BOIDS_API boids_status boids_world_set_def(boids_world* world, const boids_world_def* def);
 /* Same with scenario TOML text: keys not given keep their defaults (not the current values),
  * so pass a complete scenario, e.g. one from boids_world_get_scenario(). */

@@ -115,7 +115,8 @@ class World {
   /// Changes the def between steps. Start from def(), change what you need and pass it back.
   /// Runtime-changeable: dt, every kind's rules and motion, and all behaviour fields (goals,
   /// obstacles, ...). Fixed for the life of the world (Error naming the key if changed):
-  /// world.dims, world.size, world.boundary, boids.count (use add/remove), boids.seed,
+  /// world.dims, world.size, world.boundary, boids.count, predators.count, leaders.count
+  /// (use add/remove), boids.seed,
   /// engine.kind, engine.precision, engine.threads, engine.simd, engine.cells_per_radius and
   /// the host threading. The new def is validated like create()'s; on error nothing changes.
   void set_def(const WorldDef& def);
