@@ -370,7 +370,14 @@ inline void push_out(const ModelParams<Real>& m, Real* p, Real* v) {
       const Real dist = box_distance<Real, D>(m, o, p, n);
       fix(dist, n);
     }
-    if (!moved) return;
+    if (!moved) break;
+  }
+  // An obstacle touching a reflecting wall must not push a boid out of the box.
+  if (m.boundary == Boundary::reflect) {
+    for (int c = 0; c < D; ++c) {
+      if (p[c] < Real(0)) p[c] = Real(0);
+      if (p[c] >= m.size) p[c] = std::nextafter(m.size, Real(0));
+    }
   }
 }
 

@@ -195,3 +195,27 @@ TEST_CASE("every scenario file runs in both engines and round-trips", "[behaviou
           tol);
   }
 }
+
+TEST_CASE("an obstacle on a reflecting wall keeps boids inside the box and outside it",
+          "[behaviour][grid]") {
+  for (EngineKind e : {EngineKind::naive, EngineKind::grid}) {
+    WorldDef d = test::tiny_def(2, 30.0, Boundary::reflect, 150);
+    d.engine = e;
+    d.spheres = {{{0.0, 15.0}, 6.0}, {{30.0, 30.0}, 5.0}};
+    d.kinds[0].behaviour.seek = 1;  // drive them into the corner obstacles
+    d.goal = {1.0, 15.0};
+    World w = World::create(d);
+    int bad = 0;
+    for (int k = 0; k < 100; ++k) {
+      w.step();
+      const State s = w.state();
+      for (std::size_t i = 0; i < s.id.size(); ++i) {
+        if (!(s.x[i] >= 0 && s.x[i] < 30 && s.y[i] >= 0 && s.y[i] < 30)) ++bad;
+        for (const SphereObstacle& o : d.spheres) {
+          if (std::hypot(s.x[i] - o.center[0], s.y[i] - o.center[1]) < o.radius) ++bad;
+        }
+      }
+    }
+    CHECK(bad == 0);
+  }
+}
