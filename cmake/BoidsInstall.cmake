@@ -62,6 +62,10 @@ configure_file(${PROJECT_SOURCE_DIR}/cmake/boids.pc.in ${PROJECT_BINARY_DIR}/boi
 install(FILES ${PROJECT_BINARY_DIR}/boids.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 if(TARGET boids_cli)
+  # Relocatable: the installed program finds a shared libboids beside it in ../lib.
+  file(RELATIVE_PATH _boids_bin_to_lib "/root/${CMAKE_INSTALL_BINDIR}"
+       "/root/${CMAKE_INSTALL_LIBDIR}")
+  set_target_properties(boids_cli PROPERTIES INSTALL_RPATH "$ORIGIN/${_boids_bin_to_lib}")
   install(TARGETS boids_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 
