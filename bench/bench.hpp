@@ -8,12 +8,15 @@
 // column. Nothing here asserts or depends on timings; the tests feed it synthetic numbers.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <iosfwd>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -271,19 +274,31 @@ std::vector<std::pair<std::string, PlotSpec>> make_plots(const std::vector<Resul
 std::string render_bar(std::size_t done, std::size_t total, double elapsed_s,
                        std::string_view label, int width);
 
-/// A live progress bar on a terminal, plain lines otherwise.
+/// A live progress bar on a terminal (a background thread redraws the elapsed time once a
+/// second, so long configurations still show progress), plain lines otherwise.
 class Progress {
  public:
   Progress(std::FILE* out, std::size_t total, bool tty, bool quiet = false);
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
   void begin(std::size_t index, const std::string& label);
   void end(std::size_t index, const std::string& line);
   void finish();
 
  private:
+  void draw();  // with mu_ held
+
   std::FILE* out_;
   std::size_t total_;
   bool tty_, quiet_;
   double t0_;
+  std::size_t done_ = 0;
+  std::string label_;
+  bool stop_ = false;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::thread ticker_;
 };
 
 // ---------------------------------------------------------------------------------------------

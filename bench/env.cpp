@@ -156,27 +156,53 @@ std::string render_bar(std::size_t done, std::size_t total, double elapsed_s,
 }
 
 Progress::Progress(std::FILE* out, std::size_t total, bool tty, bool quiet)
-    : out_(out), total_(total), tty_(tty), quiet_(quiet), t0_(now_s()) {}
+    : out_(out), total_(total), tty_(tty), quiet_(quiet), t0_(now_s()) {
+  if (tty_ && !quiet_) {
+    ticker_ = std::thread([this] {
+      std::unique_lock lock(mu_);
+      while (!cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_; })) draw();
+    });
+  }
+}
+
+Progress::~Progress() { finish(); }
+
+void Progress::draw() {
+  std::fprintf(out_, "\r\033[K%s", render_bar(done_, total_, now_s() - t0_, label_, 100).c_str());
+  std::fflush(out_);
+}
 
 void Progress::begin(std::size_t index, const std::string& label) {
   if (quiet_ || !tty_) return;
-  std::fprintf(out_, "\r\033[K%s", render_bar(index, total_, now_s() - t0_, label, 100).c_str());
-  std::fflush(out_);
+  std::lock_guard lock(mu_);
+  done_ = index;
+  label_ = label;
+  draw();
 }
 
 void Progress::end(std::size_t index, const std::string& line) {
   if (quiet_) return;
+  std::lock_guard lock(mu_);
   if (tty_) {
     // Keep a record of each finished configuration above the live bar.
-    std::fprintf(out_, "\r\033[K  %s\n%s", line.c_str(),
-                 render_bar(index + 1, total_, now_s() - t0_, "", 100).c_str());
+    std::fprintf(out_, "\r\033[K  %s\n", line.c_str());
+    done_ = index + 1;
+    label_.clear();
+    draw();
   } else {
     std::fprintf(out_, "[%zu/%zu] %s\n", index + 1, total_, line.c_str());
+    std::fflush(out_);
   }
-  std::fflush(out_);
 }
 
 void Progress::finish() {
+  {
+    std::lock_guard lock(mu_);
+    if (stop_) return;
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (ticker_.joinable()) ticker_.join();
   if (!quiet_ && tty_) std::fprintf(out_, "\r\033[K");
   std::fflush(out_);
 }
