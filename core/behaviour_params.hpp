@@ -19,7 +19,7 @@ struct BehaviourParams {
   Real wander = 0, wander_distance = 0, wander_radius = 0;
   double wander_period = 1;  // s
   Real follow_leader = 0, follow_distance = 0;
-  Real flee_predators = 0, chase = 0;
+  Real flee_predators = 0, evade_predators = 0, chase = 0;
   ChaseMode chase_mode = ChaseMode::centroid;
   Real avoid = 0, avoid_distance = 0, containment = 0, containment_margin = 0;
   Real formation = 0, global_cohesion = 0, destination_alignment = 0;
@@ -98,6 +98,7 @@ BehaviourParams<Real> behaviour_params(const KindDef& k, double dt) {
   p.follow_leader = Real(b.follow_leader);
   p.follow_distance = Real(b.follow_distance);
   p.flee_predators = Real(b.flee_predators);
+  p.evade_predators = Real(b.evade_predators);
   p.chase = Real(b.chase);
   p.chase_mode = b.chase_mode;
   p.avoid = Real(b.avoid);

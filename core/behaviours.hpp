@@ -694,6 +694,30 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
     }
     add("flee_predators");
   }
+  // Prey: evade the nearest predator in view, aiming away from its predicted position
+  // (T = distance / the prey's max_speed, as for pursuit).
+  if (kind == 0 && b.evade_predators != Real(0) && !bc.predators.empty()) {
+    const SpecialAgent<Real>* near = nullptr;
+    Real near2 = std::numeric_limits<Real>::infinity();
+    Real near_d[3] = {0, 0, 0};
+    for (const SpecialAgent<Real>& a : bc.predators) {
+      Real d[3] = {0, 0, 0};
+      offset<Real, D>(m, p, a.p, d);
+      const Real d2 = dot<Real, D>(d, d);
+      if (d2 < near2 && sees<Real, D>(kp, d, d2, v, v_len)) {
+        near2 = d2;
+        near = &a;
+        for (int c = 0; c < D; ++c) near_d[c] = d[c];
+      }
+    }
+    if (near) {
+      const Real t = std::sqrt(near2) / ms;
+      Real away[3] = {0, 0, 0};
+      for (int c = 0; c < D; ++c) away[c] = -(near_d[c] + near->v[c] * t);
+      seek_dir<Real, D>(b.evade_predators, away, ms, v, term);
+      add("evade_predators");
+    }
+  }
   // Predators: chase what prepare_step found.
   if (kind == 1 && b.chase != Real(0)) {
     auto it =

@@ -57,6 +57,7 @@ std::optional<FieldError> check_kind_behaviour(const WorldDef& d, int k) {
       {"follow_leader", b.follow_leader},
       {"flee_predators", b.flee_predators},
       {"chase", b.chase},
+      {"evade_predators", b.evade_predators},
       {"avoid", b.avoid},
       {"containment", b.containment},
       {"formation", b.formation},

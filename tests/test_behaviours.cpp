@@ -389,6 +389,21 @@ TEST_CASE("prey flee a predator they see with 10x separation", "[behaviour]") {
   CHECK(s.vx[0] == Approx(-0.1).margin(kTol));
 }
 
+TEST_CASE("prey evade the predicted position of the nearest predator", "[behaviour]") {
+  // Prey at (10,10), predator at (13,10) moving (0,2): d = (3,0), T = 3/4 = 0.75,
+  // predicted (3,1.5); desired = 4 * -(3,1.5)/3.3541 = (-3.57771, -1.78885) = v'.
+  WorldDef d = lone_def(2, 2);
+  d.predators = 1;
+  d.kinds[0].behaviour.flee_predators = 0;
+  d.kinds[0].behaviour.evade_predators = 1;
+  d.kinds[1].behaviour.chase = 0;
+  State init = make_state(2, {10, 10, 13, 10}, {0, 0, 0, 2});
+  init.kind = {0, 1};
+  State s = step_once(d, init);
+  CHECK(s.vx[0] == Approx(-3.57771).margin(kTol));
+  CHECK(s.vy[0] == Approx(-1.78885).margin(kTol));
+}
+
 TEST_CASE("predators chase the centroid or the nearest prey they see", "[behaviour]") {
   // Predator 2 at (10,10), prey 0 at (20,10) and 1 at (10,30) (both within 27), v = 0.
   // centroid offset (5,10): desired 6 * (5,10)/11.1803 = (2.68328, 5.36656), F clamped to 3.

@@ -41,7 +41,10 @@ std::vector<Config> configs() {
       {"wander", [](WorldDef& d) { d.kinds[0].behaviour.wander = 1; }},
       {"leader following", [](WorldDef& d) { d.kinds[0].behaviour.follow_leader = 1; }},
       {"predators pursue the nearest prey",
-       [](WorldDef& d) { d.kinds[1].behaviour.chase_mode = ChaseMode::nearest; }},
+       [](WorldDef& d) {
+         d.kinds[1].behaviour.chase_mode = ChaseMode::nearest;
+         d.kinds[0].behaviour.evade_predators = 1;
+       }},
       {"obstacles and avoidance",
        [](WorldDef& d) {
          d.kinds[0].behaviour.avoid = 1;

@@ -101,6 +101,7 @@ struct BehaviourDef {
   double follow_leader = 0.0;    ///< arrive at a point behind the nearest leader
   double follow_distance = 2.0;  ///< that point lies this far behind the leader (u)
   double flee_predators = 15.0;  ///< prey: sum of -d/|d|^2 over predators seen (10x sep.)
+  double evade_predators = 0.0;  ///< prey: evade the nearest predator seen (predicted position)
   double chase = 1.0;            ///< predators: steer to the prey they see
   ChaseMode chase_mode = ChaseMode::centroid;  ///< predators: what to chase
   double avoid = 0.0;                          ///< steer around obstacles ahead / near
