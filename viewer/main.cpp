@@ -367,8 +367,13 @@ int parse_size(const std::string& s, int& w, int& h) {
   return (w >= 16 && h >= 16 && w <= 16384 && h <= 16384) ? 0 : 1;
 }
 
+// GLFW errors before the window exists end up in the one-line error of run(); later ones are
+// printed as they come.
+std::string g_glfw_error;
+bool g_window_open = false;
 void glfw_error(int code, const char* what) {
-  std::fprintf(stderr, "boids-view: GLFW error %d: %s\n", code, what);
+  g_glfw_error = what ? what : "?";
+  if (g_window_open) std::fprintf(stderr, "boids-view: GLFW error %d: %s\n", code, what);
 }
 
 int run(const Options& o) {
@@ -412,8 +417,21 @@ int run(const Options& o) {
   app.view.arrow_scale =
       float(1.5 * def.kinds[0].rules.radius / std::max(def.kinds[0].motion.max_force, 1e-9));
 
+  if (!o.screenshot.empty()) {
+    // Fail before opening a window when the screenshot cannot be written.
+    const std::string probe = o.screenshot + ".probe.tmp";
+    std::FILE* pf = std::fopen(probe.c_str(), "wb");
+    if (!pf) throw Error(o.screenshot + ": cannot write here (directory missing or not writable)");
+    std::fclose(pf);
+    std::remove(probe.c_str());
+  }
+  if (!glfwInit()) {
+    const char* why = nullptr;
+    glfwGetError(&why);
+    throw Error(std::string("cannot initialise GLFW: ") + (why ? why : "unknown error") +
+                " (no display? try xvfb-run)");
+  }
   glfwSetErrorCallback(glfw_error);
-  if (!glfwInit()) throw Error("cannot initialise GLFW (is there a display? try xvfb-run)");
   struct GlfwGuard {
     ~GlfwGuard() { glfwTerminate(); }
   } glfw_guard;
@@ -424,7 +442,8 @@ int run(const Options& o) {
   glfwWindowHint(GLFW_SAMPLES, o.screenshot.empty() ? 4 : 0);
   glfwWindowHint(GLFW_RESIZABLE, o.screenshot.empty() ? GLFW_TRUE : GLFW_FALSE);
   GLFWwindow* win = glfwCreateWindow(win_w, win_h, "boids-view", nullptr, nullptr);
-  if (!win) throw Error("cannot open an OpenGL 3.3 core window");
+  if (!win) throw Error("cannot open an OpenGL 3.3 core window: " + g_glfw_error);
+  g_window_open = true;
   app.window = win;
   glfwMakeContextCurrent(win);
   glfwSwapInterval(o.no_vsync ? 0 : 1);
@@ -544,14 +563,22 @@ int run(const Options& o) {
   if (o.stats) {
     const double secs = std::chrono::duration<double>(Clock::now() - start).count();
     const SimStats st = app.sim->stats();
+    double load = -1;
+    if (std::FILE* lf = std::fopen("/proc/loadavg", "r")) {
+      if (std::fscanf(lf, "%lf", &load) != 1) load = -1;
+      std::fclose(lf);
+    }
+    const char* glyphs[] = {"cone", "dart", "point"};
     std::printf(
-        "boids-view: %zu boids, %dD, engine %s (%s): %d frames in %.2f s = %.2f fps "
-        "(%.1f ms/frame), %llu state uploads (%.2f ms each); simulation %.2f ms/step, "
-        "%.2f steps/s, %.3g boid-steps/s, %llu steps\n",
+        "boids-view: %zu boids, %dD, engine %s (%s), GL %s, %s glyphs: %d frames in %.2f s = "
+        "%.2f fps (%.1f ms/frame), %llu state uploads (%.2f ms each); simulation %.2f ms/step, "
+        "%.2f steps/s, %.3g boid-steps/s, %llu steps; load average %.2f\n",
         st.count, def.dims, def.engine == EngineKind::naive ? "naive" : "grid", st.kernel.c_str(),
-        frame_no, secs, frame_no / secs, 1000.0 * secs / frame_no, (unsigned long long)uploads,
+        app.renderer.renderer_name().c_str(),
+        def.dims == 2 ? "triangle" : glyphs[int(app.glyph(st.count, win_h))], frame_no, secs,
+        frame_no / secs, 1000.0 * secs / frame_no, (unsigned long long)uploads,
         uploads ? upload_ms_sum / double(uploads) : 0.0, st.step_ms, st.steps_per_s,
-        st.boid_steps_per_s, (unsigned long long)st.steps);
+        st.boid_steps_per_s, (unsigned long long)st.steps, load);
   }
   app.sim.reset();
   app.renderer.shutdown();
