@@ -256,7 +256,7 @@ struct PlotSpec {
   std::string title, xlabel, ylabel;
   bool logx = false, logy = false;
   bool integer_x = false;  ///< linear x axis: ticks on whole numbers only (thread counts)
-  int width = 900, height = 540;
+  int width = 940, height = 540;
   std::vector<Series> series;
 };
 std::string render_svg(const PlotSpec& p);

@@ -115,7 +115,7 @@ std::string f1(double v) {
 }  // namespace
 
 std::string render_svg(const PlotSpec& p) {
-  const double left = 80, right = 300, top = 44, bottom = 62;
+  const double left = 80, right = 330, top = 44, bottom = 62;
   const double x0 = left, x1 = p.width - right, y0 = p.height - bottom, y1 = top;
   double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
   for (const Series& s : p.series) {
