@@ -103,7 +103,11 @@ void mouse_button_cb(GLFWwindow* win, int button, int action, int mods) {
   double x, y;
   glfwGetCursorPos(win, &x, &y);
   if (action == GLFW_PRESS) {
-    if (ImGui::GetIO().WantCaptureMouse || app.drag_button >= 0) return;
+    // ImGui's hover state is a frame old; at a low frame rate a click can arrive before it
+    // knows the cursor is over the panel, so the panel's rectangle is checked as well.
+    int x0, sw, sh;
+    app.scene(x0, sw, sh);
+    if (ImGui::GetIO().WantCaptureMouse || x < x0 || app.drag_button >= 0) return;
     app.drag_button = button;
     app.press_x = app.last_x = x;
     app.press_y = app.last_y = y;

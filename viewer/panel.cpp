@@ -97,10 +97,11 @@ void draw_panel(App& app) {
   ImGui::Text("%zu agents, %dD, step %llu, %s", st.count, app.edit.dims,
               (unsigned long long)st.steps, st.kernel.c_str());
   ImGui::TextDisabled("GL: %s", app.renderer.renderer_name().c_str());
-  if (!app.message.empty()) {
+  {
+    // Always one line (wrapped when longer), so the controls below do not jump.
     const ImVec4 col = app.message_is_error ? ImVec4(1, 0.4f, 0.35f, 1) : ImVec4(0.6f, 1, 0.6f, 1);
     ImGui::PushStyleColor(ImGuiCol_Text, col);
-    ImGui::TextWrapped("%s", app.message.c_str());
+    ImGui::TextWrapped("%s", app.message.empty() ? " " : app.message.c_str());
     ImGui::PopStyleColor();
   }
   if (!st.message.empty() && st.message_is_error) {
@@ -133,8 +134,14 @@ void draw_panel(App& app) {
   }
 
   if (ImGui::CollapsingHeader("World and engine", ImGuiTreeNodeFlags_DefaultOpen)) {
+    // The field keeps what the user typed until "apply"; it follows the world's count when
+    // that changes (reset, a refused request).
     static int count_edit = -1;
-    if (count_edit < 0) count_edit = int(d.count);
+    static std::uint32_t count_seen = 0;
+    if (count_edit < 0 || d.count != count_seen) {
+      count_edit = int(d.count);
+      count_seen = d.count;
+    }
     ImGui::InputInt("agents", &count_edit, 1000, 100000);
     count_edit = std::clamp(count_edit, 0, 100000000);
     ImGui::SameLine();
@@ -164,7 +171,6 @@ void draw_panel(App& app) {
       d.threads = threads;
       changed = true;
     }
-    if (!changed) count_edit = int(d.count);
   }
 
   for (int k = 0; k < kKindCount; ++k) {
