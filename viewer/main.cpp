@@ -579,8 +579,10 @@ int run(const Options& o) {
         "%.2f steps/s, %.3g boid-steps/s, %llu steps; load average %.2f\n",
         st.count, def.dims, def.engine == EngineKind::naive ? "naive" : "grid", st.kernel.c_str(),
         app.renderer.renderer_name().c_str(),
-        def.dims == 2 ? "triangle" : glyphs[int(app.glyph(st.count, win_h))], frame_no, secs,
-        frame_no / secs, 1000.0 * secs / frame_no, (unsigned long long)uploads,
+        (def.dims == 2 && app.glyph(st.count, win_h) != Glyph::point)
+            ? "triangle"
+            : glyphs[int(app.glyph(st.count, win_h))],
+        frame_no, secs, frame_no / secs, 1000.0 * secs / frame_no, (unsigned long long)uploads,
         uploads ? upload_ms_sum / double(uploads) : 0.0, st.step_ms, st.steps_per_s,
         st.boid_steps_per_s, (unsigned long long)st.steps, load);
   }
@@ -612,7 +614,11 @@ bool App::submit(const WorldDef& def) {
 }
 
 Glyph App::glyph(std::size_t count, int fb_height) const {
-  if (camera.dims == 2) return Glyph::cone;  // 2D always draws triangles
+  if (camera.dims == 2) {  // triangles (the cone slot), or points
+    const bool points =
+        view.detail == 3 || (view.detail == 0 && renderer.software() && count > 50000);
+    return points ? Glyph::point : Glyph::cone;
+  }
   if (view.detail == 1) return Glyph::cone;
   if (view.detail == 2) return Glyph::dart;
   if (view.detail == 3) return Glyph::point;

@@ -205,8 +205,9 @@ void draw_panel(App& app) {
     app.view.color = ColorMode(color);
     ImGui::SliderFloat("glyph size", &app.view.glyph_size, 0.05f, 20.0f, "%.2f",
                        ImGuiSliderFlags_Logarithmic);
-    if (app.edit.dims == 3)
-      ImGui::Combo("3D glyph", &app.view.detail, "auto\0cone\0dart (4 triangles)\0point\0");
+    ImGui::Combo("glyph", &app.view.detail,
+                 app.edit.dims == 3 ? "auto\0cone\0dart (4 triangles)\0point\0"
+                                    : "auto\0triangle\0triangle\0point\0");
     ImGui::SliderFloat("min glyph pixels", &app.view.min_pixels, 0.0f, 12.0f, "%.1f");
     ImGui::Checkbox("world box (B)", &app.view.show_box);
     ImGui::SameLine();
