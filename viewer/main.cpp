@@ -282,6 +282,38 @@ void draw_scene(App& app, int x0, int w, int h) {
   const glm::vec3 p(f.x[i], f.y[i], f.z[i]);
   const glm::vec3 view_dir = glm::normalize(glm::vec3(app.camera.target - app.camera.eye()));
   over.sphere(p, dbg.radius, {1, 1, 1, 0.55f}, flat);
+  // A limited field of view: the edge of the cone it sees through (half angle around the
+  // heading), as two rays and an arc in 2D, as eight rays and the rim circle in 3D.
+  const glm::vec3 vel(f.vx[i], f.vy[i], f.vz[i]);
+  if (dbg.view_angle < 360 && glm::length(vel) > 0) {
+    const glm::vec3 fwd = glm::normalize(vel);
+    const glm::vec3 ref = std::abs(fwd.z) < 0.99f ? glm::vec3(0, 0, 1) : glm::vec3(0, 1, 0);
+    const glm::vec3 side = glm::normalize(glm::cross(ref, fwd));
+    const glm::vec3 up = glm::cross(fwd, side);
+    const float half = glm::radians(dbg.view_angle * 0.5f);
+    const float r = dbg.radius;
+    const glm::vec4 cone_rgba(0.6f, 0.9f, 1.0f, 0.8f);
+    if (flat) {
+      const int seg = 40;
+      glm::vec3 prev = p + r * (std::cos(-half) * fwd + std::sin(-half) * side);
+      over.add(p, prev, cone_rgba);
+      for (int k = 1; k <= seg; ++k) {
+        const float a = -half + 2 * half * float(k) / seg;
+        const glm::vec3 next = p + r * (std::cos(a) * fwd + std::sin(a) * side);
+        over.add(prev, next, cone_rgba);
+        prev = next;
+      }
+      over.add(p, prev, cone_rgba);
+    } else {
+      for (int k = 0; k < 8; ++k) {
+        const float b = glm::radians(45.0f * float(k));
+        const glm::vec3 dir =
+            std::cos(half) * fwd + std::sin(half) * (std::cos(b) * side + std::sin(b) * up);
+        over.add(p, p + r * dir, cone_rgba);
+      }
+      over.circle(p + r * std::cos(half) * fwd, side, up, r * std::sin(half), cone_rgba);
+    }
+  }
   if (dbg.separation_radius > 0)
     over.sphere(p, dbg.separation_radius, {1, 0.4f, 0.35f, 0.7f}, flat);
   for (std::uint32_t j : dbg.neighbours) {
