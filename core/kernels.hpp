@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/aligned.hpp"
 #include "core/model.hpp"
 
 namespace boids {
@@ -127,9 +128,16 @@ inline int cell_runs(const GridView<Real>& g, std::uint32_t cell, CandidateRun<R
   return count;
 }
 
+/// Per-thread scratch of the kernels (the cell's candidate buffer); reuse it across calls.
+template <class Real>
+struct KernelScratch {
+  AlignedVector<Real> buf;
+};
+
 /// Computes the FlockSums of every boid of `cell` into out[0 .. cell size).
 template <class Real>
-using CellKernel = void (*)(const GridView<Real>& g, std::uint32_t cell, FlockSums<Real>* out);
+using CellKernel = void (*)(const GridView<Real>& g, std::uint32_t cell, FlockSums<Real>* out,
+                            KernelScratch<Real>& scratch);
 
 /// The kernel for an instruction set (which must be compiled in and supported; see
 /// dispatched_isa), dimension, wrap mode and view (full_view: kind 0 sees all around).
@@ -161,7 +169,8 @@ inline bool simd_pair_rule(const KindParams<Real>& kp) {
 /// The fallback kernel for any pair rule: the model's own accumulate_pair per candidate, in
 /// run order. Scalar, not dispatched; same signature as a CellKernel.
 template <class Real, int D>
-void generic_cell_sums(const GridView<Real>& g, std::uint32_t cell, FlockSums<Real>* out) {
+void generic_cell_sums(const GridView<Real>& g, std::uint32_t cell, FlockSums<Real>* out,
+                       KernelScratch<Real>& /*scratch*/) {
   CandidateRun<Real> runs[kMaxRuns];
   const int nr = cell_runs(g, cell, runs);
   const std::uint32_t first = g.cell_start[cell], last = g.cell_start[cell + 1];

@@ -3,11 +3,12 @@
 // arithmetic contract that makes every instantiation give bit-identical sums.
 //
 // A pack P provides: type B (Real or an xsimd batch) and M (its mask), width W, and
-// load, splat, lane_lt (mask of lanes < k), select (m ? a : 0), any, sqrt, round (nearbyint),
-// and_ and store.
+// load, splat, lane_lt (mask of lanes < k), lane_ne (all lanes but k), select (m ? a : 0), any,
+// sqrt, round (nearbyint), and_ and store.
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "core/kernels.hpp"
 
@@ -32,17 +33,18 @@ struct Kernel {
     B vlen, cosv;  // |v_i| and cos(theta / 2), for the view cone
   };
 
-  // Candidates [b, e) with the image shift `sh`, into the lanes starting at 0. Full: no cone.
+  // Candidates [0, total) of the cell's buffer into lanes k mod V, skipping slot `self`.
+  // Full: no view cone.
   template <bool Full>
-  static inline void run(const GridView<Real>& g, const Boid& me, const B* sh, std::uint32_t b,
-                         std::uint32_t e, Acc& acc) {
+  static inline void run(const GridView<Real>& g, const Boid& me, const Real* const* bp,
+                         const Real* const* bv, std::uint32_t total, std::uint32_t self, Acc& acc) {
     Acc a = acc;  // a local copy the compiler keeps in registers (the reference would spill)
     const B r2 = P::splat(g.kp.radius2);
     const B rs2 = P::splat(g.kp.sep_radius2);
     const B zero = P::splat(Real(0));
     const B one = P::splat(Real(1));
-    for (std::uint32_t j = b; j < e; j += V) {
-      const int rem = int(e - j);
+    for (std::uint32_t j = 0; j < total; j += V) {
+      const int rem = int(total - j);
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC unroll 16
 #endif
@@ -52,8 +54,7 @@ struct Kernel {
         B d[D];
         B d2 = zero;
         for (int c = 0; c < D; ++c) {
-          d[c] = P::load(g.p[c] + o) - me.p[c];
-          if constexpr (WM == WrapMode::shift) d[c] = d[c] + sh[c];
+          d[c] = P::load(bp[c] + o) - me.p[c];
           if constexpr (WM == WrapMode::min_image)
             d[c] = d[c] - P::splat(g.size) * P::round(d[c] * P::splat(g.inv_size));
           d2 = d2 + d[c] * d[c];
@@ -66,10 +67,11 @@ struct Kernel {
           m = P::and_(m, dot >= P::sqrt(d2) * me.vlen * me.cosv);
         }
         if (rem < (u + 1) * W) m = P::and_(m, P::lane_lt(rem - u * W));
+        if (self - o < std::uint32_t(W)) m = P::and_(m, P::lane_ne(int(self - o)));
         a.k[u] = a.k[u] + P::select(m, one);
         for (int c = 0; c < D; ++c) {
           a.d[c][u] = a.d[c][u] + P::select(m, d[c]);
-          a.v[c][u] = a.v[c][u] + P::select(m, P::load(g.v[c] + o));
+          a.v[c][u] = a.v[c][u] + P::select(m, P::load(bv[c] + o));
         }
         const M ms = P::and_(m, P::and_(d2 > zero, d2 < rs2));
         if (P::any(ms)) {  // rare: r_s is well inside r
@@ -81,28 +83,69 @@ struct Kernel {
     acc = a;
   }
 
-  // The fixed pairwise tree over the V virtual lanes.
-  static inline Real reduce(const B* regs) {
-    alignas(64) Real lane[V];
-    for (int u = 0; u < U; ++u) P::store(lane + u * W, regs[u]);
+  // The fixed pairwise tree over the V virtual lanes, for all Q = 1 + 3D sums at once (the
+  // same additions as one tree per sum, laid out so the compiler can vectorise them).
+  static constexpr int Q = 1 + 3 * D;
+  static inline void reduce(const Acc& a, Real* out) {
+    alignas(64) Real lane[Q][V];
+    for (int u = 0; u < U; ++u) {
+      P::store(lane[0] + u * W, a.k[u]);
+      for (int c = 0; c < D; ++c) {
+        P::store(lane[1 + c] + u * W, a.d[c][u]);
+        P::store(lane[1 + D + c] + u * W, a.v[c][u]);
+        P::store(lane[1 + 2 * D + c] + u * W, a.s[c][u]);
+      }
+    }
     for (int h = V / 2; h >= 1; h /= 2)
-      for (int l = 0; l < h; ++l) lane[l] = lane[l] + lane[l + h];
-    return lane[0];
+      for (int q = 0; q < Q; ++q)
+        for (int l = 0; l < h; ++l) lane[q][l] = lane[q][l] + lane[q][l + h];
+    for (int q = 0; q < Q; ++q) out[q] = lane[q][0];
   }
 
-  static void cell(const GridView<Real>& g, std::uint32_t cell, FlockSums<Real>* out) {
+  static void cell(const GridView<Real>& g, std::uint32_t cell, FlockSums<Real>* out,
+                   KernelScratch<Real>& scratch) {
+    // Copy the stencil's runs into one contiguous buffer, image shifts applied once here
+    // rather than per pair: every boid of the cell then streams the same aligned candidates.
     CandidateRun<Real> runs[kMaxRuns];
     const int nr = cell_runs(g, cell, runs);
-    B shifts[kMaxRuns][D];
-    for (int r = 0; r < nr; ++r)
-      for (int c = 0; c < D; ++c) shifts[r][c] = P::splat(runs[r].shift[c]);
+    std::uint32_t total = 0;
+    for (int r = 0; r < nr; ++r) total += runs[r].end - runs[r].begin;
+    const std::size_t cap = (std::size_t(total) + V - 1) / V * V;
+    if (scratch.buf.size() < 2 * D * cap) scratch.buf.resize(2 * D * cap);
+    Real* bp[D];
+    Real* bv[D];
+    for (int c = 0; c < D; ++c) {
+      bp[c] = scratch.buf.data() + std::size_t(c) * cap;
+      bv[c] = scratch.buf.data() + std::size_t(D + c) * cap;
+    }
     const std::uint32_t first = g.cell_start[cell], last = g.cell_start[cell + 1];
+    std::uint32_t k = 0, own_at = 0;
+    for (int r = 0; r < nr; ++r) {
+      const CandidateRun<Real>& cr = runs[r];
+      if (cr.own) own_at = k + (first - cr.begin);
+      const std::size_t len = cr.end - cr.begin;
+      for (int c = 0; c < D; ++c) {
+        const Real* __restrict sp = g.p[c] + cr.begin;
+        Real* __restrict dp = bp[c] + k;
+        if constexpr (WM == WrapMode::shift) {
+          const Real sh = cr.shift[c];
+          for (std::size_t j = 0; j < len; ++j) dp[j] = sp[j] + sh;
+        } else {
+          std::memcpy(dp, sp, len * sizeof(Real));
+        }
+        std::memcpy(bv[c] + k, g.v[c] + cr.begin, len * sizeof(Real));
+      }
+      k += cr.end - cr.begin;
+    }
+    for (int c = 0; c < D; ++c) {
+      for (std::size_t j = total; j < cap; ++j) bp[c][j] = bv[c][j] = Real(0);
+    }
     for (std::uint32_t i = first; i < last; ++i) {
       Real vi[D];
       Real vi2 = 0;
       Boid me;
       for (int c = 0; c < D; ++c) {
-        me.p[c] = P::splat(g.p[c][i]);
+        me.p[c] = P::splat(bp[c][own_at + (i - first)]);
         vi[c] = g.v[c][i];
         me.vel[c] = P::splat(vi[c]);
         vi2 += vi[c] * vi[c];
@@ -116,30 +159,20 @@ struct Kernel {
         for (int c = 0; c < D; ++c) a.d[c][u] = a.v[c][u] = a.s[c][u] = P::splat(Real(0));
       }
       // The naive stepper ignores the view cone of a boid at rest; so do we.
-      const bool full = FV || !(vi_len > Real(0));
-      for (int r = 0; r < nr; ++r) {
-        const CandidateRun<Real>& cr = runs[r];
-        const std::uint32_t b = cr.begin, e = cr.end;
-        if (full) {
-          if (cr.own) {
-            run<true>(g, me, shifts[r], b, i, a);
-            run<true>(g, me, shifts[r], i + 1, e, a);
-          } else {
-            run<true>(g, me, shifts[r], b, e, a);
-          }
-        } else if (cr.own) {
-          run<false>(g, me, shifts[r], b, i, a);
-          run<false>(g, me, shifts[r], i + 1, e, a);
-        } else {
-          run<false>(g, me, shifts[r], b, e, a);
-        }
-      }
+      const std::uint32_t self = own_at + (i - first);
+      if (FV || !(vi_len > Real(0)))
+        run<true>(g, me, bp, bv, total, self, a);
+      else
+        run<false>(g, me, bp, bv, total, self, a);
       FlockSums<Real>& s = out[i - first];
-      s.k = std::int32_t(reduce(a.k));
+      s = FlockSums<Real>{};  // the buffer is reused: fields we do not sum keep defaults
+      Real r[Q];
+      reduce(a, r);
+      s.k = std::int32_t(r[0]);
       for (int c = 0; c < D; ++c) {
-        s.d[c] = reduce(a.d[c]);
-        s.v[c] = reduce(a.v[c]);
-        s.sep[c] = reduce(a.s[c]);
+        s.d[c] = r[1 + c];
+        s.v[c] = r[1 + D + c];
+        s.sep[c] = r[1 + 2 * D + c];
       }
       for (int c = D; c < 3; ++c) s.d[c] = s.v[c] = s.sep[c] = 0;
     }

@@ -16,6 +16,7 @@ struct ScalarPack {
   static B load(const Real* p) { return *p; }
   static B splat(Real x) { return x; }
   static M lane_lt(int k) { return 0 < k; }
+  static M lane_ne(int k) { return k != 0; }
   static B select(M m, B a) { return m ? a : Real(0); }
   static bool any(M m) { return m; }
   static M and_(M a, M b) { return a && b; }

@@ -16,13 +16,12 @@ struct XsimdPacks {
     using B = xsimd::batch<Real, Arch>;
     using M = xsimd::batch_bool<Real, Arch>;
     static constexpr int W = int(B::size);
-    static B load(const Real* p) { return B::load_unaligned(p); }
+    static B load(const Real* p) { return B::load_aligned(p); }
     static B splat(Real x) { return B(x); }
-    static M lane_lt(int k) {
-      alignas(64) static constexpr Real iota[16] = {0, 1, 2,  3,  4,  5,  6,  7,
-                                                    8, 9, 10, 11, 12, 13, 14, 15};
-      return B::load_aligned(iota) < B(Real(k));
-    }
+    alignas(64) static constexpr Real iota[16] = {0, 1, 2,  3,  4,  5,  6,  7,
+                                                  8, 9, 10, 11, 12, 13, 14, 15};
+    static M lane_lt(int k) { return B::load_aligned(iota) < B(Real(k)); }
+    static M lane_ne(int k) { return B::load_aligned(iota) != B(Real(k)); }
     static B select(M m, B a) { return xsimd::select(m, a, B(Real(0))); }
     static bool any(M m) { return xsimd::any(m); }
     static M and_(M a, M b) { return a && b; }

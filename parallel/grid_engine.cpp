@@ -74,6 +74,7 @@ class GridEngine final : public EngineT<Real> {
     PairCounts pc;
     std::vector<FlockSums<Real>> buf(cl.max_occupancy());
     CandidateRun<Real> runs[kMaxRuns];
+    KernelScratch<Real> scratch;
     for (std::uint32_t cell = 0; cell < g.ncells(); ++cell) {
       const std::uint32_t occ = g.cell_start[cell + 1] - g.cell_start[cell];
       if (occ == 0) continue;
@@ -82,9 +83,9 @@ class GridEngine final : public EngineT<Real> {
       for (int r = 0; r < nr; ++r) cand += runs[r].end - runs[r].begin;
       pc.candidates += occ * (cand - 1);
       if (m_.dims == 2)
-        generic_cell_sums<Real, 2>(g, cell, buf.data());
+        generic_cell_sums<Real, 2>(g, cell, buf.data(), scratch);
       else
-        generic_cell_sums<Real, 3>(g, cell, buf.data());
+        generic_cell_sums<Real, 3>(g, cell, buf.data(), scratch);
       for (std::uint32_t k = 0; k < occ; ++k) pc.neighbours += std::uint64_t(buf[k].k);
     }
     for (std::uint32_t i = cl.boid_end(); i < in.n; ++i) {
@@ -110,12 +111,13 @@ class GridEngine final : public EngineT<Real> {
     std::vector<std::uint64_t> per_task((ncells + kCellGrain - 1) / kCellGrain, 0);
     ex_->parallel_for(per_task.size(), 1, [&](std::size_t b, std::size_t e) {
       std::vector<FlockSums<Real>> buf(cells_.max_occupancy());
+      KernelScratch<Real> scratch;
       for (std::size_t t = b; t < e; ++t) {
         std::uint64_t k = 0;
         for (std::size_t c = t * kCellGrain; c < std::min(ncells, (t + 1) * kCellGrain); ++c) {
           const std::uint32_t occ = g.cell_start[c + 1] - g.cell_start[c];
           if (occ == 0) continue;
-          kernel(g, std::uint32_t(c), buf.data());
+          kernel(g, std::uint32_t(c), buf.data(), scratch);
           for (std::uint32_t i = 0; i < occ; ++i) k += std::uint64_t(buf[i].k);
         }
         per_task[t] = k;
@@ -217,10 +219,11 @@ class GridEngine final : public EngineT<Real> {
     const std::size_t ncells = g.ncells();
     ex_->parallel_for(ncells, kCellGrain, [&](std::size_t b, std::size_t e) {
       std::vector<FlockSums<Real>> buf(cells_.max_occupancy());
+      KernelScratch<Real> scratch;
       for (std::size_t c = b; c < e; ++c) {
         const std::uint32_t first = g.cell_start[c], last = g.cell_start[c + 1];
         if (first == last) continue;
-        kernel(g, std::uint32_t(c), buf.data());
+        kernel(g, std::uint32_t(c), buf.data(), scratch);
         for (std::uint32_t j = first; j < last; ++j) finish<D>(ctx, j, buf[j - first]);
       }
     });
