@@ -3,6 +3,9 @@
 // a tbb::task_arena owned by this executor (never a process-wide global_control), or inline on
 // the calling thread when threads == 1. Only threading.cpp includes TBB.
 //
+// Under ThreadSanitizer (which cannot see libtbb's internal synchronisation) the same loops
+// run on plain std::threads instead of the arena; see threading.cpp.
+//
 // Results never depend on how a loop is split: every task writes disjoint outputs, and the few
 // reductions (bounding box) use fixed blocks combined in a fixed order by the caller.
 #pragma once
@@ -23,7 +26,7 @@ class Executor {
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
 
-  /// Number of threads a loop may use (1 when inline; the host's loops count as 8).
+  /// Threads requested (1 = inline; the host's loops count as 8). Sizes per-block scratch.
   int concurrency() const noexcept { return concurrency_; }
 
   /// Runs f(begin, end) over disjoint ranges covering [0, count), ranges of about `grain`.
