@@ -83,6 +83,13 @@ CellKernel<Real> select_cell_kernel(Isa isa, int dims, WrapMode wrap, bool full_
     return t.d[i][dd][w][v];
 }
 
+template <class Real>
+void grow_scratch(KernelScratch<Real>& scratch, std::size_t size) {
+  scratch.buf.resize(size);
+}
+
+template void grow_scratch(KernelScratch<float>&, std::size_t);
+template void grow_scratch(KernelScratch<double>&, std::size_t);
 template CellKernel<float> select_cell_kernel<float>(Isa, int, WrapMode, bool);
 template CellKernel<double> select_cell_kernel<double>(Isa, int, WrapMode, bool);
 

@@ -78,8 +78,10 @@ inline constexpr int kMaxRuns = 50;
 
 /// The candidate runs of `cell`, in a fixed order (z, then y, then x ascending). Returns the
 /// number written to `runs`.
+// static: each translation unit keeps its own copy, so the linker can never hand the copy
+// compiled with -mavx512f to a caller on a CPU without it.
 template <class Real>
-inline int cell_runs(const GridView<Real>& g, std::uint32_t cell, CandidateRun<Real>* runs) {
+static inline int cell_runs(const GridView<Real>& g, std::uint32_t cell, CandidateRun<Real>* runs) {
   const int c0 = int(cell % std::uint32_t(g.n[0]));
   const int c1 = int((cell / std::uint32_t(g.n[0])) % std::uint32_t(g.n[1]));
   const int c2 = int(cell / (std::uint32_t(g.n[0]) * std::uint32_t(g.n[1])));
@@ -133,6 +135,11 @@ template <class Real>
 struct KernelScratch {
   AlignedVector<Real> buf;
 };
+
+/// Grows scratch.buf to at least `size` elements. Defined in kernels.cpp (no ISA flags), so
+/// the per-ISA units never instantiate std::vector code of their own.
+template <class Real>
+void grow_scratch(KernelScratch<Real>& scratch, std::size_t size);
 
 /// Computes the FlockSums of every boid of `cell` into out[0 .. cell size).
 template <class Real>

@@ -13,6 +13,9 @@
 #include "core/kernels.hpp"
 
 namespace boids {
+// Unnamed: every instantiation below has internal linkage, so code compiled for one
+// instruction set can never be merged with another unit's copy by the linker.
+namespace {
 namespace kernels_detail {
 
 template <class P, class Real, int D, WrapMode WM, bool FV>
@@ -111,7 +114,7 @@ struct Kernel {
     std::uint32_t total = 0;
     for (int r = 0; r < nr; ++r) total += runs[r].end - runs[r].begin;
     const std::size_t cap = (std::size_t(total) + V - 1) / V * V;
-    if (scratch.buf.size() < 2 * D * cap) scratch.buf.resize(2 * D * cap);
+    if (scratch.buf.size() < 2 * D * cap) grow_scratch(scratch, 2 * D * cap);
     Real* bp[D];
     Real* bv[D];
     for (int c = 0; c < D; ++c) {
@@ -195,4 +198,5 @@ void fill_table(CellKernelTable<Real>& t) {
 }
 
 }  // namespace kernels_detail
+}  // namespace
 }  // namespace boids

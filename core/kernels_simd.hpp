@@ -7,6 +7,7 @@
 #include "core/kernels_impl.hpp"
 
 namespace boids {
+namespace {
 namespace kernels_detail {
 
 template <class Arch>
@@ -32,4 +33,5 @@ struct XsimdPacks {
 };
 
 }  // namespace kernels_detail
+}  // namespace
 }  // namespace boids
