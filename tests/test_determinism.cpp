@@ -49,17 +49,20 @@ void host_pfor(ParallelForTask task, void* ctx, std::size_t count, std::size_t g
 }  // namespace
 
 TEST_CASE("grid state hash is identical for 1, 2, 3, 4 and 8 threads", "[grid][parallel]") {
-  for (Precision prec : {Precision::f32, Precision::f64}) {
-    for (Boundary b : {Boundary::wrap, Boundary::open}) {
-      WorldDef d = flock_def(prec, 1);
-      d.boundary = b;
-      const std::uint64_t h1 = hash_after(d, 100);
-      for (int t : {2, 3, 4, 8}) {
-        d.threads = t;
-        INFO("threads " << t << " f64 " << (prec == Precision::f64) << " open "
-                        << (b == Boundary::open));
-        CHECK(hash_after(d, 100) == h1);
-      }
+  // Wrap in float and double, open (bounding-box grid) in float: kept small for TSan.
+  const std::pair<Precision, Boundary> cases[] = {{Precision::f32, Boundary::wrap},
+                                                  {Precision::f64, Boundary::wrap},
+                                                  {Precision::f32, Boundary::open}};
+  for (auto [prec, b] : cases) {
+    WorldDef d = flock_def(prec, 1);
+    d.count = 2000;
+    d.boundary = b;
+    const std::uint64_t h1 = hash_after(d, 100);
+    for (int t : {2, 3, 4, 8}) {
+      d.threads = t;
+      INFO("threads " << t << " f64 " << (prec == Precision::f64) << " open "
+                      << (b == Boundary::open));
+      CHECK(hash_after(d, 100) == h1);
     }
   }
 }
