@@ -339,7 +339,7 @@ TEST_CASE("boids run --save/--load continues a run bit-identically", "[snapshot]
   const Run unwritable = cli(world + "--steps 1 --save /nonexistent-dir/s.snap");
   CHECK(unwritable.status == 1);
   CHECK_THAT(unwritable.err, Catch::Contains("/nonexistent-dir/s.snap: cannot write here"));
-  for (const auto& f : {snap, a, b}) std::remove(f.c_str());
+  for (const auto& f : {snap, a, b, tmp("stderr.txt")}) std::remove(f.c_str());
 }
 
 TEST_CASE("boids run --record writes frames every K steps", "[snapshot][cli][record]") {
@@ -367,7 +367,7 @@ TEST_CASE("boids run --record writes frames every K steps", "[snapshot][cli][rec
   CHECK(bad.status != 0);  // --every needs --record
   const Run zero = cli(world + "--steps 1 --record " + bin + " --every 0");
   CHECK(zero.status != 0);
-  for (const auto& f : {csv, bin}) std::remove(f.c_str());
+  for (const auto& f : {csv, bin, tmp("stderr.txt")}) std::remove(f.c_str());
 }
 #endif
 
