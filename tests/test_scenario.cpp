@@ -174,7 +174,7 @@ TEST_CASE("bad scenario input names file, line and key", "[scenario]") {
   }
 }
 
-TEST_CASE("--set overrides are checked like file keys and named in errors", "[scenario]") {
+TEST_CASE("set overrides are checked like file keys and named in errors", "[scenario]") {
   WorldDef d = parse_scenario(kBase, "s.toml", {"rules.radius=5", "world.boundary=reflect"});
   CHECK(d.kinds[0].rules.radius == 5.0);
   CHECK(d.boundary == Boundary::reflect);
