@@ -224,7 +224,7 @@ TEST_CASE("200 steps of 5,000 boids: grid and naive stay close and agree on the 
   // Float, 3D wrap, ~30 neighbours. The engines differ only in summation order (~1e-7
   // relative per step); flocking is chaotic, so per-boid differences grow over the run, but the
   // flock-level outcomes are robust. Bounds: the median boid is within 0.5 u of its naive
-  // twin after 200 steps (0.6% of the box; measured 0.07), and mean speed and polarisation
+  // twin after 200 steps (0.6% of the box; measured 0.08), and mean speed and polarisation
   // agree within 1% and 0.01 (docs/engine.md).
   WorldDef d = default_world_def();
   d.count = 5000;
