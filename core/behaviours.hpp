@@ -381,40 +381,6 @@ inline void push_out(const ModelParams<Real>& m, Real* p, Real* v) {
   }
 }
 
-// Speed limits and boundary of the standard integrate(), for a velocity already updated.
-template <class Real, int D>
-inline void move(const ModelParams<Real>& m, const KindParams<Real>& kp, const Real* p, Real* nv,
-                 bool limit_speed, Real* p_out, Real* v_out) {
-  if (limit_speed) {
-    const Real s = norm<Real, D>(nv);
-    if (s > kp.max_speed) {
-      const Real scale = kp.max_speed / s;
-      for (int c = 0; c < D; ++c) nv[c] *= scale;
-    } else if (s > Real(0) && s < kp.min_speed) {
-      const Real scale = kp.min_speed / s;
-      for (int c = 0; c < D; ++c) nv[c] *= scale;
-    }
-  }
-  for (int c = 0; c < D; ++c) {
-    Real x = p[c] + nv[c] * m.dt;
-    if (m.boundary == Boundary::wrap) {
-      x -= m.size * std::floor(x * m.inv_size);
-      if (x >= m.size) x -= m.size;
-      if (x < Real(0)) x = Real(0);
-    } else if (m.boundary == Boundary::reflect) {
-      if (x < Real(0)) {
-        x = -x;
-        nv[c] = -nv[c];
-      } else if (x >= m.size) {
-        x = Real(2) * m.size - x;
-        nv[c] = -nv[c];
-      }
-    }
-    p_out[c] = x;
-    v_out[c] = nv[c];
-  }
-}
-
 // A unit vector perpendicular to unit h (deterministic).
 template <class Real, int D>
 inline void perpendicular(const Real* h, Real* out) {

@@ -16,29 +16,13 @@ ForceExplanation explain(const EngineT<Real>& e, std::uint32_t id) {
   const auto* it = std::lower_bound(first, last, id);
   if (it == last || *it != id) throw Error("explain_forces: no boid with id " + std::to_string(id));
   const std::size_t i = std::size_t(it - first);
-  const KindParams<Real>& kp = m.kind[s.kind[i]];
   ForceExplanation out;
   Real pi[3] = {0, 0, 0}, vi[3] = {0, 0, 0};
-  Real vi2 = 0;
   for (int c = 0; c < D; ++c) {
     pi[c] = s.p[c][i];
     vi[c] = s.v[c][i];
-    vi2 += vi[c] * vi[c];
   }
-  const Real vi_len = std::sqrt(vi2);
-  FlockSums<Real> sums;
-  for (std::size_t j = 0; j < s.n; ++j) {
-    if (j == i || s.kind[j] != s.kind[i]) continue;
-    Real d[3] = {0, 0, 0}, vj[3] = {0, 0, 0};
-    for (int c = 0; c < D; ++c) {
-      d[c] = s.p[c][j] - pi[c];
-      if (m.boundary == Boundary::wrap) d[c] = min_image(d[c], m.size, m.inv_size);
-      vj[c] = s.v[c][j];
-    }
-    const std::int32_t before = sums.k;
-    accumulate_pair<Real, D>(kp, d, vi, vi_len, vj, sums);
-    if (sums.k != before) out.neighbours.push_back(s.id[j]);
-  }
+  const FlockSums<Real> sums = naive_sums<Real, D>(m, s, i, &out.neighbours);
   StepContext<Real> ctx = prepare_step(m, s, e.step_count(), e.def().seed);
   ctx.beh.active = true;  // always take the term-by-term path
   ForceRecorder rec;

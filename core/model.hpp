@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 #include "boids/world_def.hpp"
 #include "core/behaviour_params.hpp"
@@ -146,31 +147,22 @@ inline void flock_force(const KindParams<Real>& kp, const FlockSums<Real>& s, co
   }
 }
 
-/// Steps 4 (clamp), 5 and 6: turns a total steering force into the new velocity and
-/// position, applying the speed limits and the boundary. Never produces NaN or Inf from
-/// finite input: every division is guarded by a strictly positive divisor.
+/// Steps 5 (speed limits, when `limit_speed`) and 6 (position and boundary) for a velocity
+/// `nv` already updated by the force. Shared by integrate() and the vehicle models.
 template <class Real, int D>
-inline void integrate(const ModelParams<Real>& m, const KindParams<Real>& kp, const Real* p,
-                      const Real* v, Real* force, Real* p_out, Real* v_out) {
-  Real f2 = 0;
-  for (int c = 0; c < D; ++c) f2 += force[c] * force[c];
-  if (f2 > kp.max_force * kp.max_force) {
-    const Real scale = kp.max_force / std::sqrt(f2);
-    for (int c = 0; c < D; ++c) force[c] *= scale;
-  }
-  Real nv[3] = {0, 0, 0};
-  Real s2 = 0;
-  for (int c = 0; c < D; ++c) {
-    nv[c] = v[c] + force[c] * m.dt;
-    s2 += nv[c] * nv[c];
-  }
-  const Real s = std::sqrt(s2);
-  if (s > kp.max_speed) {
-    const Real scale = kp.max_speed / s;
-    for (int c = 0; c < D; ++c) nv[c] *= scale;
-  } else if (s > Real(0) && s < kp.min_speed) {
-    const Real scale = kp.min_speed / s;
-    for (int c = 0; c < D; ++c) nv[c] *= scale;
+inline void move(const ModelParams<Real>& m, const KindParams<Real>& kp, const Real* p, Real* nv,
+                 bool limit_speed, Real* p_out, Real* v_out) {
+  if (limit_speed) {
+    Real s2 = 0;
+    for (int c = 0; c < D; ++c) s2 += nv[c] * nv[c];
+    const Real s = std::sqrt(s2);
+    if (s > kp.max_speed) {
+      const Real scale = kp.max_speed / s;
+      for (int c = 0; c < D; ++c) nv[c] *= scale;
+    } else if (s > Real(0) && s < kp.min_speed) {
+      const Real scale = kp.min_speed / s;
+      for (int c = 0; c < D; ++c) nv[c] *= scale;
+    }
   }
   for (int c = 0; c < D; ++c) {
     Real x = p[c] + nv[c] * m.dt;
@@ -191,6 +183,55 @@ inline void integrate(const ModelParams<Real>& m, const KindParams<Real>& kp, co
     p_out[c] = x;
     v_out[c] = nv[c];
   }
+}
+
+/// Steps 4 (clamp), 5 and 6: turns a total steering force into the new velocity and
+/// position, applying the speed limits and the boundary. Never produces NaN or Inf from
+/// finite input: every division is guarded by a strictly positive divisor.
+template <class Real, int D>
+inline void integrate(const ModelParams<Real>& m, const KindParams<Real>& kp, const Real* p,
+                      const Real* v, Real* force, Real* p_out, Real* v_out) {
+  Real f2 = 0;
+  for (int c = 0; c < D; ++c) f2 += force[c] * force[c];
+  if (f2 > kp.max_force * kp.max_force) {
+    const Real scale = kp.max_force / std::sqrt(f2);
+    for (int c = 0; c < D; ++c) force[c] *= scale;
+  }
+  Real nv[3] = {0, 0, 0};
+  for (int c = 0; c < D; ++c) nv[c] = v[c] + force[c] * m.dt;
+  move<Real, D>(m, kp, p, nv, true, p_out, v_out);
+}
+
+/// Steps 1-3 for boid i the reference way: every other boid of the same kind, in slot order.
+/// The naive stepper and explain_forces() use it; `neighbour_ids`, when given, receives the
+/// ids of the boids that counted.
+template <class Real, int D>
+inline FlockSums<Real> naive_sums(const ModelParams<Real>& m, const BoidStore<Real>& s,
+                                  std::size_t i,
+                                  std::vector<std::uint32_t>* neighbour_ids = nullptr) {
+  const KindParams<Real>& kp = m.kind[s.kind[i]];
+  Real pi[3] = {0, 0, 0}, vi[3] = {0, 0, 0};
+  Real vi2 = 0;
+  for (int c = 0; c < D; ++c) {
+    pi[c] = s.p[c][i];
+    vi[c] = s.v[c][i];
+    vi2 += vi[c] * vi[c];
+  }
+  const Real vi_len = std::sqrt(vi2);
+  FlockSums<Real> sums;
+  for (std::size_t j = 0; j < s.n; ++j) {
+    if (j == i || s.kind[j] != s.kind[i]) continue;
+    Real d[3] = {0, 0, 0}, vj[3] = {0, 0, 0};
+    for (int c = 0; c < D; ++c) {
+      d[c] = s.p[c][j] - pi[c];
+      if (m.boundary == Boundary::wrap) d[c] = min_image(d[c], m.size, m.inv_size);
+      vj[c] = s.v[c][j];
+    }
+    const std::int32_t before = sums.k;
+    accumulate_pair<Real, D>(kp, d, vi, vi_len, vj, sums);
+    if (neighbour_ids && sums.k != before) neighbour_ids->push_back(s.id[j]);
+  }
+  return sums;
 }
 
 /// Per-step data shared by every boid's update, built once per step by prepare_step() before

@@ -40,32 +40,9 @@ class NaiveEngine final : public EngineT<Real> {
     return this->m_.dims == 2 ? sums_for<2>(i) : sums_for<3>(i);
   }
 
-  // Steps 1-3 for boid i: every other boid of the same kind, in id order.
   template <int D>
   FlockSums<Real> sums_for(std::size_t i) const {
-    const ModelParams<Real>& m = this->m_;
-    const BoidStore<Real>& s = this->s_;
-    const KindParams<Real>& kp = m.kind[s.kind[i]];
-    Real pi[3], vi[3];
-    Real vi2 = 0;
-    for (int c = 0; c < D; ++c) {
-      pi[c] = s.p[c][i];
-      vi[c] = s.v[c][i];
-      vi2 += vi[c] * vi[c];
-    }
-    const Real vi_len = std::sqrt(vi2);
-    FlockSums<Real> sums;
-    for (std::size_t j = 0; j < s.n; ++j) {
-      if (j == i || s.kind[j] != s.kind[i]) continue;
-      Real d[3], vj[3];
-      for (int c = 0; c < D; ++c) {
-        d[c] = s.p[c][j] - pi[c];
-        if (m.boundary == Boundary::wrap) d[c] = min_image(d[c], m.size, m.inv_size);
-        vj[c] = s.v[c][j];
-      }
-      accumulate_pair<Real, D>(kp, d, vi, vi_len, vj, sums);
-    }
-    return sums;
+    return naive_sums<Real, D>(this->m_, this->s_, i);
   }
 
   template <int D>
