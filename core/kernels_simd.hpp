@@ -2,6 +2,10 @@
 // those files is compiled with its own -m flags (core/CMakeLists.txt) and names its arch.
 #pragma once
 
+#include <immintrin.h>
+
+#include <type_traits>
+
 #include <xsimd/xsimd.hpp>
 
 #include "core/kernels_impl.hpp"
@@ -29,6 +33,61 @@ struct XsimdPacks {
     static B sqrt(B a) { return xsimd::sqrt(a); }
     static B round(B a) { return xsimd::nearbyint(a); }
     static void store(Real* p, B a) { a.store_aligned(p); }
+    static Real first(B a) {
+      alignas(64) Real t[W];
+      a.store_aligned(t);
+      return t[0];
+    }
+    // One step of the reduction tree: lanes l < H of the result are a[l] + a[l + H].
+    template <int H>
+    static B fold(B a) {
+      return a + B(shifted<H>(typename B::register_type(a)));
+    }
+    template <int H, class R>
+    static R shifted(R a) {
+      if constexpr (std::is_same_v<R, __m128>) {
+        if constexpr (H == 2)
+          return _mm_movehl_ps(a, a);
+        else
+          return _mm_shuffle_ps(a, a, _MM_SHUFFLE(1, 1, 1, 1));
+      } else if constexpr (std::is_same_v<R, __m128d>) {
+        return _mm_unpackhi_pd(a, a);
+#ifdef __AVX__
+      } else if constexpr (std::is_same_v<R, __m256>) {
+        if constexpr (H == 4)
+          return _mm256_permute2f128_ps(a, a, 0x01);
+        else if constexpr (H == 2)
+          return _mm256_permute_ps(a, _MM_SHUFFLE(3, 2, 3, 2));
+        else
+          return _mm256_permute_ps(a, _MM_SHUFFLE(1, 1, 1, 1));
+      } else if constexpr (std::is_same_v<R, __m256d>) {
+        if constexpr (H == 2)
+          return _mm256_permute2f128_pd(a, a, 0x01);
+        else
+          return _mm256_permute_pd(a, 0xF);
+#endif
+#ifdef __AVX512F__
+      } else if constexpr (std::is_same_v<R, __m512>) {
+        if constexpr (H == 8)
+          return _mm512_shuffle_f32x4(a, a, _MM_SHUFFLE(3, 2, 3, 2));
+        else if constexpr (H == 4)
+          return _mm512_shuffle_f32x4(a, a, _MM_SHUFFLE(1, 1, 1, 1));
+        else if constexpr (H == 2)
+          return _mm512_permute_ps(a, _MM_SHUFFLE(3, 2, 3, 2));
+        else
+          return _mm512_permute_ps(a, _MM_SHUFFLE(1, 1, 1, 1));
+      } else if constexpr (std::is_same_v<R, __m512d>) {
+        if constexpr (H == 4)
+          return _mm512_shuffle_f64x2(a, a, _MM_SHUFFLE(3, 2, 3, 2));
+        else if constexpr (H == 2)
+          return _mm512_shuffle_f64x2(a, a, _MM_SHUFFLE(1, 1, 1, 1));
+        else
+          return _mm512_permute_pd(a, 0xFF);
+#endif
+      } else {
+        static_assert(sizeof(R) == 0, "no lane shift for this register type");
+      }
+    }
   };
 };
 
