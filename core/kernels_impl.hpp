@@ -77,7 +77,10 @@ struct Kernel {
           a.v[c][u] = a.v[c][u] + P::select(m, P::load(bv[c] + o));
         }
         const M ms = P::and_(m, P::and_(d2 > zero, d2 < rs2));
-        if (P::any(ms)) {  // rare: r_s is well inside r
+        // Rare (r_s is well inside r), but with 16 lanes a batch still holds a separation
+        // pair often enough that the branch mispredicts: there, always do the masked update
+        // (lanes outside ms subtract +0, which leaves every sum's bits unchanged).
+        if (W == 16 || P::any(ms)) {
           const B inv = one / d2;
           for (int c = 0; c < D; ++c) a.s[c][u] = a.s[c][u] - P::select(ms, d[c] * inv);
         }
