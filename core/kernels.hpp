@@ -48,8 +48,10 @@ enum class WrapMode : std::uint8_t {
 /// x + n[0] * (y + n[1] * z) and holds slots [cell_start[c], cell_start[c + 1]).
 template <class Real>
 struct GridView {
-  const Real* p[3] = {nullptr, nullptr, nullptr};  ///< positions in cell order (padded)
-  const Real* v[3] = {nullptr, nullptr, nullptr};  ///< velocities in cell order (padded)
+  /// Positions and velocities in cell order. The kernels copy runs in whole packs, so each
+  /// array must be readable kPadElems - 1 slots past its last boid (reserve_padded does so).
+  const Real* p[3] = {nullptr, nullptr, nullptr};
+  const Real* v[3] = {nullptr, nullptr, nullptr};
   const std::uint32_t* cell_start = nullptr;       ///< ncells() + 1 entries
   int dims = 3;
   int n[3] = {1, 1, 1};      ///< cells per axis (n[2] = 1 in 2D)

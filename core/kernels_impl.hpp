@@ -3,8 +3,8 @@
 // arithmetic contract that makes every instantiation give bit-identical sums.
 //
 // A pack P provides: type B (Real or an xsimd batch) and M (its mask), width W, and
-// load, splat, lane_lt (mask of lanes < k), lane_ne (all lanes but k), select (m ? a : 0), any,
-// sqrt, round (nearbyint), and_ and store.
+// load, splat, lane_lt (mask of lanes < k), lane_ne (all lanes but k), add_if / sub_if (a +- x
+// in the lanes of m, a unchanged elsewhere), any, sqrt, round (nearbyint), and_ and store.
 #pragma once
 
 #include <cstdint>
@@ -71,18 +71,17 @@ struct Kernel {
         }
         if (rem < (u + 1) * W) m = P::and_(m, P::lane_lt(rem - u * W));
         if (self - o < std::uint32_t(W)) m = P::and_(m, P::lane_ne(int(self - o)));
-        a.k[u] = a.k[u] + P::select(m, one);
+        a.k[u] = P::add_if(a.k[u], m, one);
         for (int c = 0; c < D; ++c) {
-          a.d[c][u] = a.d[c][u] + P::select(m, d[c]);
-          a.v[c][u] = a.v[c][u] + P::select(m, P::load(bv[c] + o));
+          a.d[c][u] = P::add_if(a.d[c][u], m, d[c]);
+          a.v[c][u] = P::add_if(a.v[c][u], m, P::load(bv[c] + o));
         }
         const M ms = P::and_(m, P::and_(d2 > zero, d2 < rs2));
         // Rare (r_s is well inside r), but with 16 lanes a batch still holds a separation
-        // pair often enough that the branch mispredicts: there, always do the masked update
-        // (lanes outside ms subtract +0, which leaves every sum's bits unchanged).
+        // pair often enough that the branch mispredicts: there, always do the masked update.
         if (W == 16 || P::any(ms)) {
           const B inv = one / d2;
-          for (int c = 0; c < D; ++c) a.s[c][u] = a.s[c][u] - P::select(ms, d[c] * inv);
+          for (int c = 0; c < D; ++c) a.s[c][u] = P::sub_if(a.s[c][u], ms, d[c] * inv);
         }
       }
     }
@@ -145,34 +144,44 @@ struct Kernel {
     std::uint32_t total = 0;
     for (int r = 0; r < nr; ++r) total += runs[r].end - runs[r].begin;
     const std::size_t cap = (std::size_t(total) + V - 1) / V * V;
-    if (scratch.buf.size() < 2 * D * cap) grow_scratch(scratch, 2 * D * cap);
+    // V slots of slack per array: the run copies below write whole packs past a run's end.
+    const std::size_t stride = cap + V;
+    if (scratch.buf.size() < 2 * D * stride) grow_scratch(scratch, 2 * D * stride);
     Real* bp[D];
     Real* bv[D];
     for (int c = 0; c < D; ++c) {
-      bp[c] = scratch.buf.data() + std::size_t(c) * cap;
-      bv[c] = scratch.buf.data() + std::size_t(D + c) * cap;
+      bp[c] = scratch.buf.data() + std::size_t(c) * stride;
+      bv[c] = scratch.buf.data() + std::size_t(D + c) * stride;
     }
     const std::uint32_t first = g.cell_start[cell], last = g.cell_start[cell + 1];
     std::uint32_t k = 0, own_at = 0;
     for (int r = 0; r < nr; ++r) {
       const CandidateRun<Real>& cr = runs[r];
       if (cr.own) own_at = k + (first - cr.begin);
-      const std::size_t len = cr.end - cr.begin;
+      const std::uint32_t len = cr.end - cr.begin;
+      // Whole packs, so up to W - 1 slots past the run are read (the store has kPadElems
+      // slots of slack, GridView) and written (the stride's slack, or the next run's start,
+      // which the next run then overwrites).
       for (int c = 0; c < D; ++c) {
-        const Real* __restrict sp = g.p[c] + cr.begin;
-        Real* __restrict dp = bp[c] + k;
-        if constexpr (WM == WrapMode::shift) {
-          const Real sh = cr.shift[c];
-          for (std::size_t j = 0; j < len; ++j) dp[j] = sp[j] + sh;
-        } else {
-          std::memcpy(dp, sp, len * sizeof(Real));
+        const Real* sp = g.p[c] + cr.begin;
+        const Real* sv = g.v[c] + cr.begin;
+        Real* dp = bp[c] + k;
+        Real* dv = bv[c] + k;
+        const B sh = P::splat(cr.shift[c]);
+        for (std::uint32_t j = 0; j < len; j += W) {
+          if constexpr (WM == WrapMode::shift)
+            P::storeu(dp + j, P::loadu(sp + j) + sh);
+          else
+            P::storeu(dp + j, P::loadu(sp + j));
+          P::storeu(dv + j, P::loadu(sv + j));
         }
-        std::memcpy(bv[c] + k, g.v[c] + cr.begin, len * sizeof(Real));
       }
-      k += cr.end - cr.begin;
+      k += len;
     }
+    // Zero the last batch's tail: those lanes are masked, but must hold finite numbers.
     for (int c = 0; c < D; ++c) {
-      for (std::size_t j = total; j < cap; ++j) bp[c][j] = bv[c][j] = Real(0);
+      for (std::size_t j = total; j < cap; ++j) bp[c][j] = Real(0);
+      for (std::size_t j = total; j < cap; ++j) bv[c][j] = Real(0);
     }
     for (std::uint32_t i = first; i < last; ++i) {
       Real vi[D];

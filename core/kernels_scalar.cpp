@@ -14,10 +14,13 @@ struct ScalarPack {
   using M = bool;
   static constexpr int W = 1;
   static B load(const Real* p) { return *p; }
+  static B loadu(const Real* p) { return *p; }
+  static void storeu(Real* p, B a) { *p = a; }
   static B splat(Real x) { return x; }
   static M lane_lt(int k) { return 0 < k; }
   static M lane_ne(int k) { return k != 0; }
-  static B select(M m, B a) { return m ? a : Real(0); }
+  static B add_if(B a, M m, B x) { return m ? a + x : a; }
+  static B sub_if(B a, M m, B x) { return m ? a - x : a; }
   static bool any(M m) { return m; }
   static M and_(M a, M b) { return a && b; }
   static B sqrt(B a) { return std::sqrt(a); }

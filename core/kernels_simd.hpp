@@ -22,12 +22,36 @@ struct XsimdPacks {
     using M = xsimd::batch_bool<Real, Arch>;
     static constexpr int W = int(B::size);
     static B load(const Real* p) { return B::load_aligned(p); }
+    static B loadu(const Real* p) { return B::load_unaligned(p); }
+    static void storeu(Real* p, B a) { a.store_unaligned(p); }
     static B splat(Real x) { return B(x); }
     alignas(64) static constexpr Real iota[16] = {0, 1, 2,  3,  4,  5,  6,  7,
                                                   8, 9, 10, 11, 12, 13, 14, 15};
     static M lane_lt(int k) { return B::load_aligned(iota) < B(Real(k)); }
     static M lane_ne(int k) { return B::load_aligned(iota) != B(Real(k)); }
-    static B select(M m, B a) { return xsimd::select(m, a, B(Real(0))); }
+    // Masked accumulation: one merge-masked instruction on AVX-512, an add and a blend below.
+    static B add_if(B a, M m, B x) {
+#ifdef __AVX512F__
+      if constexpr (W * sizeof(Real) == 64) {
+        if constexpr (std::is_same_v<Real, float>)
+          return _mm512_mask_add_ps(a, m, a, x);
+        else
+          return _mm512_mask_add_pd(a, m, a, x);
+      }
+#endif
+      return xsimd::select(m, a + x, a);
+    }
+    static B sub_if(B a, M m, B x) {
+#ifdef __AVX512F__
+      if constexpr (W * sizeof(Real) == 64) {
+        if constexpr (std::is_same_v<Real, float>)
+          return _mm512_mask_sub_ps(a, m, a, x);
+        else
+          return _mm512_mask_sub_pd(a, m, a, x);
+      }
+#endif
+      return xsimd::select(m, a - x, a);
+    }
     static bool any(M m) { return xsimd::any(m); }
     static M and_(M a, M b) { return a && b; }
     static B sqrt(B a) { return xsimd::sqrt(a); }

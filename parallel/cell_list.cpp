@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "boids/world.hpp"
+
 namespace boids {
 
 GridPlan plan_grid(const GridSettings& s, const double lo[3], const double hi[3],
@@ -229,6 +231,8 @@ void CellList<Real>::build(const GridSettings& gs, const BoidStore<Real>& src,
 
 template <class Real>
 GridView<Real> CellList<Real>::view(const BoidStore<Real>& dst, const ModelParams<Real>& m) const {
+  // The kernels read whole packs past a run's end (GridView): the slack must be there.
+  if (dst.kind.size() < dst.n + kPadElems) throw Error("cell list: store without kernel slack");
   GridView<Real> v;
   for (int c = 0; c < 3; ++c) {
     v.p[c] = dst.p[c].data();
