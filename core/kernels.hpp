@@ -52,7 +52,7 @@ struct GridView {
   /// array must be readable kPadElems - 1 slots past its last boid (reserve_padded does so).
   const Real* p[3] = {nullptr, nullptr, nullptr};
   const Real* v[3] = {nullptr, nullptr, nullptr};
-  const std::uint32_t* cell_start = nullptr;       ///< ncells() + 1 entries
+  const std::uint32_t* cell_start = nullptr;  ///< ncells() + 1 entries
   int dims = 3;
   int n[3] = {1, 1, 1};      ///< cells per axis (n[2] = 1 in 2D)
   int reach[3] = {0, 0, 0};  ///< stencil half-width per axis, in cells
