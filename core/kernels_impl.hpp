@@ -92,10 +92,10 @@ struct Kernel {
   // same additions as one tree per sum, laid out so the compiler can vectorise them).
   static constexpr int Q = 1 + 3 * D;
   static inline void reduce(const Acc& a, Real* out) {
-    if constexpr (requires(B x) { P::template fold<1>(x); }) {
+    if constexpr (requires(const B(&y)[Q], Real* o) { P::template reduce_all<Q>(y, o); }) {
       // In registers: the steps h >= W add whole registers (lane l of register u meets lane
-      // l + h in register u + h / W), then the steps h < W fold each register onto its low
-      // lanes. Exactly the additions of the tree below, without a round trip through memory.
+      // l + h in register u + h / W), then the pack runs the steps h < W on all Q sums
+      // together. Exactly the additions of the tree below, without a round trip through memory.
       B x[Q][U];
       for (int u = 0; u < U; ++u) {
         x[0][u] = a.k[u];
@@ -108,7 +108,9 @@ struct Kernel {
       for (int h = V / 2; h >= W; h /= 2)
         for (int q = 0; q < Q; ++q)
           for (int u = 0; u < h / W; ++u) x[q][u] = x[q][u] + x[q][u + h / W];
-      for (int q = 0; q < Q; ++q) out[q] = fold_from<W / 2>(x[q][0]);
+      B y[Q];
+      for (int q = 0; q < Q; ++q) y[q] = x[q][0];
+      P::template reduce_all<Q>(y, out);
     } else {
       alignas(64) Real lane[Q][V];
       for (int u = 0; u < U; ++u) {
@@ -124,15 +126,6 @@ struct Kernel {
           for (int l = 0; l < h; ++l) lane[q][l] = lane[q][l] + lane[q][l + h];
       for (int q = 0; q < Q; ++q) out[q] = lane[q][0];
     }
-  }
-
-  // The in-register steps h = H, H / 2, ..., 1 of the tree; returns lane 0.
-  template <int H>
-  static inline Real fold_from(B x) {
-    if constexpr (H == 0)
-      return P::first(x);
-    else
-      return fold_from<H / 2>(P::template fold<H>(x));
   }
 
   static void cell(const GridView<Real>& g, std::uint32_t cell, FlockSums<Real>* out,

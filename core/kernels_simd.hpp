@@ -57,59 +57,92 @@ struct XsimdPacks {
     static B sqrt(B a) { return xsimd::sqrt(a); }
     static B round(B a) { return xsimd::nearbyint(a); }
     static void store(Real* p, B a) { a.store_aligned(p); }
-    static Real first(B a) {
-      alignas(64) Real t[W];
-      a.store_aligned(t);
-      return t[0];
+    // The in-register part of the lane tree (kernels_impl.hpp, Kernel::reduce) for Q sums at
+    // once: level L adds lane l + h to lane l (h = W / 2, W / 4, ..., 1) for two registers
+    // with one add, the two halves laid side by side by two shuffles. After log2(W) levels
+    // each register holds W finished sums, sum g of its group in lane lane_of(g). The
+    // additions are exactly those of one tree per sum; only fewer instructions do them.
+    template <int Q>
+    static void reduce_all(const B (&x)[Q], Real* out) {
+      using R = typename B::register_type;
+      constexpr int NF = (Q + W - 1) / W;  // registers left at the end
+      R cur[Q];
+      for (int q = 0; q < Q; ++q) cur[q] = R(x[q]);
+      levels<0, Q>(cur);
+      alignas(64) Real lanes[NF][W];
+      for (int k = 0; k < NF; ++k) B(cur[k]).store_aligned(lanes[k]);
+      for (int q = 0; q < Q; ++q) out[q] = lanes[q / W][lane_of(q % W)];
     }
-    // One step of the reduction tree: lanes l < H of the result are a[l] + a[l + H].
-    template <int H>
-    static B fold(B a) {
-      return a + B(shifted<H>(typename B::register_type(a)));
+
+    template <int L, int N, class R>
+    static void levels(R* cur) {
+      if constexpr ((1 << L) < W) {
+        constexpr int M = (N + 1) / 2;
+        for (int k = 0; k < M; ++k) {
+          const R b = 2 * k + 1 < N ? cur[2 * k + 1] : R(B(Real(0)));
+          cur[k] = combine<L>(cur[2 * k], b);
+        }
+        levels<L + 1, M>(cur);
+      }
     }
-    template <int H, class R>
-    static R shifted(R a) {
+
+    // Where sum g of a group of W ends up (follows from the shuffles below).
+    static constexpr int lane_of(int g) {
+      if constexpr (W == 16) return 4 * (g % 4) + g / 4;                      // AVX-512 float
+      if constexpr (W == 8 && sizeof(Real) == 8) return 2 * (g % 4) + g / 4;  // AVX-512 double
+      if constexpr (W == 8) return 4 * (g % 2) + g / 2;                       // AVX float
+      if constexpr (W == 4 && sizeof(Real) == 8) return 2 * (g % 2) + g / 2;  // AVX double
+      return g;                                                               // SSE
+    }
+
+    // Level L for registers a and b: a + (a shifted by h) in a's half, the same for b in b's.
+    template <int L, class R>
+    static R combine(R a, R b) {
+      constexpr int lo = _MM_SHUFFLE(1, 0, 1, 0), hi = _MM_SHUFFLE(3, 2, 3, 2);
+      constexpr int ev = _MM_SHUFFLE(2, 0, 2, 0), od = _MM_SHUFFLE(3, 1, 3, 1);
       if constexpr (std::is_same_v<R, __m128>) {
-        if constexpr (H == 2)
-          return _mm_movehl_ps(a, a);
+        if constexpr (L == 0)
+          return _mm_add_ps(_mm_shuffle_ps(a, b, lo), _mm_shuffle_ps(a, b, hi));
         else
-          return _mm_shuffle_ps(a, a, _MM_SHUFFLE(1, 1, 1, 1));
+          return _mm_add_ps(_mm_shuffle_ps(a, b, ev), _mm_shuffle_ps(a, b, od));
       } else if constexpr (std::is_same_v<R, __m128d>) {
-        return _mm_unpackhi_pd(a, a);
+        return _mm_add_pd(_mm_unpacklo_pd(a, b), _mm_unpackhi_pd(a, b));
 #ifdef __AVX__
       } else if constexpr (std::is_same_v<R, __m256>) {
-        if constexpr (H == 4)
-          return _mm256_permute2f128_ps(a, a, 0x01);
-        else if constexpr (H == 2)
-          return _mm256_permute_ps(a, _MM_SHUFFLE(3, 2, 3, 2));
+        if constexpr (L == 0)
+          return _mm256_add_ps(_mm256_permute2f128_ps(a, b, 0x20),
+                               _mm256_permute2f128_ps(a, b, 0x31));
+        else if constexpr (L == 1)
+          return _mm256_add_ps(_mm256_shuffle_ps(a, b, lo), _mm256_shuffle_ps(a, b, hi));
         else
-          return _mm256_permute_ps(a, _MM_SHUFFLE(1, 1, 1, 1));
+          return _mm256_add_ps(_mm256_shuffle_ps(a, b, ev), _mm256_shuffle_ps(a, b, od));
       } else if constexpr (std::is_same_v<R, __m256d>) {
-        if constexpr (H == 2)
-          return _mm256_permute2f128_pd(a, a, 0x01);
+        if constexpr (L == 0)
+          return _mm256_add_pd(_mm256_permute2f128_pd(a, b, 0x20),
+                               _mm256_permute2f128_pd(a, b, 0x31));
         else
-          return _mm256_permute_pd(a, 0xF);
+          return _mm256_add_pd(_mm256_unpacklo_pd(a, b), _mm256_unpackhi_pd(a, b));
 #endif
 #ifdef __AVX512F__
       } else if constexpr (std::is_same_v<R, __m512>) {
-        if constexpr (H == 8)
-          return _mm512_shuffle_f32x4(a, a, _MM_SHUFFLE(3, 2, 3, 2));
-        else if constexpr (H == 4)
-          return _mm512_shuffle_f32x4(a, a, _MM_SHUFFLE(1, 1, 1, 1));
-        else if constexpr (H == 2)
-          return _mm512_permute_ps(a, _MM_SHUFFLE(3, 2, 3, 2));
+        if constexpr (L == 0)
+          return _mm512_add_ps(_mm512_shuffle_f32x4(a, b, lo), _mm512_shuffle_f32x4(a, b, hi));
+        else if constexpr (L == 1)
+          return _mm512_add_ps(_mm512_shuffle_f32x4(a, b, ev), _mm512_shuffle_f32x4(a, b, od));
+        else if constexpr (L == 2)
+          return _mm512_add_ps(_mm512_shuffle_ps(a, b, lo), _mm512_shuffle_ps(a, b, hi));
         else
-          return _mm512_permute_ps(a, _MM_SHUFFLE(1, 1, 1, 1));
+          return _mm512_add_ps(_mm512_shuffle_ps(a, b, ev), _mm512_shuffle_ps(a, b, od));
       } else if constexpr (std::is_same_v<R, __m512d>) {
-        if constexpr (H == 4)
-          return _mm512_shuffle_f64x2(a, a, _MM_SHUFFLE(3, 2, 3, 2));
-        else if constexpr (H == 2)
-          return _mm512_shuffle_f64x2(a, a, _MM_SHUFFLE(1, 1, 1, 1));
+        if constexpr (L == 0)
+          return _mm512_add_pd(_mm512_shuffle_f64x2(a, b, lo), _mm512_shuffle_f64x2(a, b, hi));
+        else if constexpr (L == 1)
+          return _mm512_add_pd(_mm512_shuffle_f64x2(a, b, ev), _mm512_shuffle_f64x2(a, b, od));
         else
-          return _mm512_permute_pd(a, 0xFF);
+          return _mm512_add_pd(_mm512_unpacklo_pd(a, b), _mm512_unpackhi_pd(a, b));
 #endif
       } else {
-        static_assert(sizeof(R) == 0, "no lane shift for this register type");
+        static_assert(sizeof(R) == 0, "no lane tree for this register type");
       }
     }
   };
