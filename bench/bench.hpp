@@ -222,6 +222,11 @@ std::string probe_isa_for_kernel(std::string_view kernel);
 /// offsets and velocities), on `threads` threads at once for about `seconds`.
 double probe_pairs_per_s(const std::string& isa, Precision p, int dims, int threads,
                          double seconds);
+/// The probe's loop itself, for boids-microbench: `sweeps` sweeps on the calling thread, each
+/// of probe_pairs_per_sweep() candidate pairs. Returns a checksum (use it, or the loop may be
+/// optimised away). Throws boids::Error when `isa` is not one of probe_isas().
+double probe_sweeps(const std::string& isa, Precision p, int dims, int sweeps);
+double probe_pairs_per_sweep();
 
 // ---------------------------------------------------------------------------------------------
 // Output

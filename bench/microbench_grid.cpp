@@ -3,13 +3,18 @@
 //
 //   BM_CellListBuild  plan + keys + counting sort + gather of n boids in id order
 //   BM_CellKernel     the dispatched (or a chosen) ISA's kernel over every cell of a built grid
+//   BM_Probe          boids-bench's machine probe (bench/probe_kernel.hpp) on one thread, per
+//                     ISA, so its pairs/s lines up with BM_CellKernel's in the same run
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <string>
 #include <type_traits>
 #include <vector>
 
+#include "bench/bench.hpp"
 #include "core/engine.hpp"
 #include "core/kernels.hpp"
 #include "parallel/cell_list.hpp"
@@ -137,11 +142,47 @@ BENCHMARK(BM_CellKernel<float>)
     ->Args({3, 100000, 3})
     ->Args({3, 100000, 2})
     ->Unit(benchmark::kMillisecond);
+
+// The machine probe's loop, one sweep (probe_pairs_per_sweep() candidate pairs, in L1) per
+// iteration on one thread. Args: isa (numbered as for BM_CellKernel), dims.
+template <class Real>
+void BM_Probe(benchmark::State& state) {
+  const std::string isa = bench::probe_isa_for_kernel(isa_name(Isa(state.range(0))));
+  const std::vector<std::string> available = bench::probe_isas();
+  if (std::find(available.begin(), available.end(), isa) == available.end()) {
+    state.SkipWithError("instruction set not available in this build or on this CPU");
+    return;
+  }
+  const Precision p = std::is_same_v<Real, double> ? Precision::f64 : Precision::f32;
+  const int dims = int(state.range(1));
+  double sink = 0;
+  for (auto _ : state) {
+    sink += bench::probe_sweeps(isa, p, dims, 1);
+    benchmark::DoNotOptimize(sink);
+  }
+  state.SetLabel(isa);
+  state.counters["pairs/s"] = benchmark::Counter(
+      bench::probe_pairs_per_sweep() * double(state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Probe<float>)
+    ->ArgNames({"isa", "dims"})
+    ->Args({0, 3})
+    ->Args({1, 3})
+    ->Args({2, 3})
+    ->Args({3, 3})
+    ->Args({3, 2})
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_CellKernel<double>)
     ->ArgNames({"isa", "n", "dims"})
     ->Args({0, 100000, 3})
     ->Args({2, 100000, 3})
     ->Args({3, 100000, 3})
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Probe<double>)
+    ->ArgNames({"isa", "dims"})
+    ->Args({0, 3})
+    ->Args({2, 3})
+    ->Args({3, 3})
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

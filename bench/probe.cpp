@@ -35,6 +35,12 @@ SweepFn sweep_fn(const std::string& isa) {
   return nullptr;
 }
 
+SweepFn checked_sweep_fn(const std::string& isa) {
+  const SweepFn fn = sweep_fn(isa);
+  if (!fn) throw Error("probe: instruction set \"" + isa + "\" is not available here");
+  return fn;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -59,8 +65,7 @@ std::string probe_isa_for_kernel(std::string_view kernel) {
 
 double probe_pairs_per_s(const std::string& isa, Precision p, int dims, int threads,
                          double seconds) {
-  const SweepFn fn = sweep_fn(isa);
-  if (!fn) throw Error("probe: instruction set \"" + isa + "\" is not available here");
+  const SweepFn fn = checked_sweep_fn(isa);
   const bool f64 = p == Precision::f64;
   if (threads < 1) threads = 1;
   // Calibrate on one thread: enough sweeps to last `seconds`.
@@ -90,8 +95,14 @@ double probe_pairs_per_s(const std::string& isa, Precision p, int dims, int thre
   for (auto& th : pool) th.join();
   double slowest = 0;
   for (double s : took) slowest = std::max(slowest, s);
-  const double pairs = double(target) * double(probe::kRun) * double(probe::kRun) * threads;
+  const double pairs = double(target) * probe_pairs_per_sweep() * threads;
   return slowest > 0 ? pairs / slowest : 0;
 }
+
+double probe_sweeps(const std::string& isa, Precision p, int dims, int sweeps) {
+  return checked_sweep_fn(isa)(p == Precision::f64, dims, sweeps);
+}
+
+double probe_pairs_per_sweep() { return double(probe::kRun) * double(probe::kRun); }
 
 }  // namespace boids::bench

@@ -1,5 +1,6 @@
 // Statistics, derived figures and the time-budget skip of the bench.
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "bench/bench.hpp"
 #include "core/scenario.hpp"
@@ -120,4 +121,23 @@ TEST_CASE("derive: speedups over naive and one thread, efficiency, probe fractio
   CHECK(rs[3].boid_steps_per_s() == Approx(1e6));
   CHECK(rs[4].speedup_naive == 0);  // not measured: no figures
   CHECK(rs[4].boid_steps_per_s() == 0);
+}
+
+TEST_CASE("probe: the sweep boids-microbench times runs on every available ISA", "[bench]") {
+  CHECK(probe_pairs_per_sweep() == 512.0 * 512.0);
+  const auto isas = probe_isas();
+  REQUIRE_FALSE(isas.empty());
+  CHECK(isas.front() == "scalar");
+  for (const std::string& isa : isas) {
+    for (int dims : {2, 3}) {
+      const double f = probe_sweeps(isa, Precision::f32, dims, 2);
+      const double d = probe_sweeps(isa, Precision::f64, dims, 2);
+      CHECK(std::isfinite(f));
+      CHECK(f != 0);
+      CHECK(std::isfinite(d));
+      CHECK(d != 0);
+    }
+  }
+  CHECK_THROWS_WITH(probe_sweeps("mmx", Precision::f32, 3, 1),
+                    Catch::Matchers::Contains("\"mmx\" is not available"));
 }
