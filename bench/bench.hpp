@@ -4,8 +4,9 @@
 // of configurations, each measured by warm-up steps followed by repeated timed runs (median
 // and interquartile range), with the pair counts taken once outside the timed loop. The
 // results are turned into derived figures (speedups, efficiency, fraction of the machine
-// probe's peak) and written as a table, CSV, JSON and SVG plots. docs/bench.md explains every
-// column. Nothing here asserts or depends on timings; the tests feed it synthetic numbers.
+// probe's peak for the whole step and for the neighbour kernel alone) and written as a table, CSV,
+// JSON and SVG plots. docs/bench.md explains every column. Nothing here asserts or depends on
+// timings; the tests feed it synthetic numbers.
 #pragma once
 
 #include <condition_variable>
@@ -131,7 +132,11 @@ struct Result {
   std::string note;
   std::string kernel;  ///< EngineBase::kernel_name(): the instruction set dispatched
   Summary ms;          ///< ms per step over the repetitions (wall clock)
-  double cpu_ms = 0;   ///< median process CPU ms per step (all threads); < ms when others run
+  /// Grid engines: ms per pass of the neighbour kernel alone (boids::grid_neighbour_pass over
+  /// the last step's cell list), `reps` repetitions of `steps_per_rep` passes. n = 0 (all
+  /// zeros) for naive and for rows not measured.
+  Summary kernel_ms;
+  double cpu_ms = 0;  ///< median process CPU ms per step (all threads); < ms when others run
   int warmup = 0, reps = 0, steps_per_rep = 0;
   double world_size = 0;             ///< box edge used
   double setup_ms = 0;               ///< World::create
@@ -149,18 +154,22 @@ struct Result {
   bool speedup_naive_extrapolated = false;  ///< naive figure was extrapolated
   double speedup_1t = 0;
   double efficiency = 0;
-  double probe_fraction = 0;
+  double probe_fraction = 0;         ///< candidates_per_s() / probe: the whole step
+  double kernel_probe_fraction = 0;  ///< kernel_candidates_per_s() / probe: the kernel alone
 
   double ms_per_step() const { return ms.median; }
   double boid_steps_per_s() const;
   double candidates_per_s() const;
+  /// Candidate pairs per second of the neighbour kernel alone (candidates / kernel_ms.median);
+  /// 0 when the kernel was not timed.
+  double kernel_candidates_per_s() const;
   double neighbours_per_s() const;
   double memory_bytes() const { return bytes_per_boid * config.count; }
 };
 
 /// Fills speedups over naive (same n, dims, precision; naive extrapolation used and flagged
 /// when the naive point was skipped), over one thread (same engine), parallel efficiency
-/// and the fraction of the probe peak.
+/// and the fractions of the probe peak (whole step, and kernel alone where it was timed).
 void derive(std::vector<Result>& results);
 
 // ---------------------------------------------------------------------------------------------
@@ -173,10 +182,14 @@ struct BudgetDecision {
 };
 /// Predicts the step time of `c` from the largest smaller count already measured for the
 /// same engine, threads, dims and precision (naive scales as n^2, grid as n) and skips it
-/// when warm-up, the minimum repetitions and the pair count would exceed the budget.
+/// when warm-up, the minimum repetitions and the pair count would exceed the budget. For the
+/// grid engines each repetition's kernel passes count as that many more steps.
 BudgetDecision check_budget(const Config& c, const std::vector<Result>& done, const Settings& s);
 /// Step-cost exponent used for predictions: 2 for naive, 1 for the grid engine.
 int cost_exponent(Variant v);
+/// What one timed step of a repetition costs, in steps: 1 for naive, 2 for the grid engines
+/// (the step and the kernel-only pass timed after it, which is at most a step).
+int rep_cost_steps(Variant v);
 
 // ---------------------------------------------------------------------------------------------
 // Environment and memory

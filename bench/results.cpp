@@ -58,10 +58,14 @@ double Result::candidates_per_s() const {
 double Result::neighbours_per_s() const {
   return status == Status::measured ? per_second(double(neighbours), ms.median) : 0;
 }
+double Result::kernel_candidates_per_s() const {
+  return status == Status::measured ? per_second(double(candidates), kernel_ms.median) : 0;
+}
 
 void derive(std::vector<Result>& results) {
   for (Result& r : results) {
     r.speedup_naive = r.speedup_1t = r.efficiency = r.probe_fraction = 0;
+    r.kernel_probe_fraction = 0;
     r.speedup_naive_extrapolated = false;
     if (r.status != Status::measured || !(r.ms.median > 0)) continue;
     for (const Result& n : results) {
@@ -82,11 +86,16 @@ void derive(std::vector<Result>& results) {
       r.efficiency = r.speedup_1t / r.config.threads;
       break;
     }
-    if (r.probe_pairs_per_s > 0) r.probe_fraction = r.candidates_per_s() / r.probe_pairs_per_s;
+    if (r.probe_pairs_per_s > 0) {
+      r.probe_fraction = r.candidates_per_s() / r.probe_pairs_per_s;
+      r.kernel_probe_fraction = r.kernel_candidates_per_s() / r.probe_pairs_per_s;
+    }
   }
 }
 
 int cost_exponent(Variant v) { return v == Variant::naive ? 2 : 1; }
+
+int rep_cost_steps(Variant v) { return v == Variant::naive ? 1 : 2; }
 
 BudgetDecision check_budget(const Config& c, const std::vector<Result>& done, const Settings& s) {
   BudgetDecision d;
@@ -103,9 +112,11 @@ BudgetDecision check_budget(const Config& c, const std::vector<Result>& done, co
   const int e = cost_exponent(c.variant);
   d.predicted_step_ms = ref->ms.median * std::pow(double(c.count) / ref->config.count, e);
   // The least a measurement can do (measure() cuts down to it): the warm-up, the pair count
-  // (about one more step) and one step in each of min(3, reps) repetitions.
+  // (about one more step) and one step in each of min(3, reps) repetitions, plus for the grid
+  // engines one kernel pass per repetition (counted as a step: a pass is part of one).
   const int min_reps = std::min(3, std::max(1, s.reps));
-  const double need_s = d.predicted_step_ms * 1e-3 * (std::max(1, s.warmup) + min_reps + 1);
+  const double need_s = d.predicted_step_ms * 1e-3 *
+                        (std::max(1, s.warmup) + min_reps * rep_cost_steps(c.variant) + 1);
   if (need_s > s.budget_s) {
     d.skip = true;
     char buf[200];

@@ -3,7 +3,9 @@
 // Per configuration: World::create (timed as setup), `warmup` untimed steps (each timed
 // only to size the repetitions), one count_pairs() pass for the pair figures, then `reps`
 // timed repetitions of `steps_per_rep` steps; the figure is the median of the per-step times
-// of the repetitions, the spread their interquartile range. Nothing is pinned: threads are the
+// of the repetitions, the spread their interquartile range. The grid engines then get as many
+// repetitions of `steps_per_rep` passes of the neighbour kernel alone (grid_neighbour_pass over
+// the last step's cell list), the same statistics per pass. Nothing is pinned: threads are the
 // engine's own (its task_arena), scheduled by the OS.
 #include <time.h>
 
@@ -22,6 +24,7 @@
 #include "boids/world.hpp"
 #include "core/engine.hpp"
 #include "core/scenario.hpp"
+#include "parallel/grid_engine.hpp"
 
 namespace boids::bench {
 
@@ -93,11 +96,13 @@ Result measure(const WorldDef& base, const Config& c, const Settings& s,
   spr = std::clamp(spr, 1, std::max(1, s.max_steps_per_rep));
   int reps = std::max(1, s.reps);
   // Stay inside the budget: fewer steps per repetition first, then fewer repetitions (>= 3).
+  // A grid repetition's kernel passes are counted as steps (a pass is part of a step).
+  const double unit_ms = step_ms * rep_cost_steps(c.variant);  // one step of a repetition
   const double left_ms = s.budget_s * 1e3 - ms_since(t_start);
-  if (double(spr) * reps * step_ms > left_ms) {
-    spr = std::max(1, int(left_ms / (reps * std::max(step_ms, 1e-6))));
-    if (double(spr) * reps * step_ms > left_ms) {
-      const int fit = std::max(std::min(3, reps), int(left_ms / std::max(step_ms, 1e-6)));
+  if (double(spr) * reps * unit_ms > left_ms) {
+    spr = std::max(1, int(left_ms / (reps * std::max(unit_ms, 1e-6))));
+    if (double(spr) * reps * unit_ms > left_ms) {
+      const int fit = std::max(std::min(3, reps), int(left_ms / std::max(unit_ms, 1e-6)));
       if (fit < reps) {
         add_note(r.note, "repetitions cut from " + std::to_string(reps) + " to " +
                              std::to_string(fit) + " to fit the time budget");
@@ -117,6 +122,18 @@ Result measure(const WorldDef& base, const Config& c, const Settings& s,
   r.reps = reps;
   r.steps_per_rep = spr;
   r.ms = summarize(samples);
+  if (c.variant != Variant::naive) {
+    // The neighbour kernel alone, on the same threads, over the cell list of the last step.
+    std::vector<double> passes;
+    std::uint64_t found = 0;
+    for (int i = 0; i < reps; ++i) {
+      const auto t0 = Clock::now();
+      for (int k = 0; k < spr; ++k) found += grid_neighbour_pass(w);
+      passes.push_back(ms_since(t0) / spr);
+    }
+    r.kernel_ms = summarize(passes);
+    if (found == 0 && r.neighbours > 0) add_note(r.note, "kernel pass found no neighbours");
+  }
   r.peak_rss_bytes = peak_rss_bytes();
   return r;
 }
@@ -127,9 +144,12 @@ std::string one_line(const Result& r) {
   char buf[320];
   const std::string label = config_label(r.config);
   if (r.status == Status::measured) {
-    std::snprintf(buf, sizeof buf, "%s [%s]: %.4g ms/step (IQR %.2g), %s boid-steps/s",
-                  label.c_str(), r.kernel.c_str(), r.ms.median, r.ms.iqr(),
-                  si(r.boid_steps_per_s()).c_str());
+    const int n = std::snprintf(
+        buf, sizeof buf, "%s [%s]: %.4g ms/step (IQR %.2g), %s boid-steps/s", label.c_str(),
+        r.kernel.c_str(), r.ms.median, r.ms.iqr(), si(r.boid_steps_per_s()).c_str());
+    if (r.kernel_ms.n > 0 && n > 0 && std::size_t(n) < sizeof buf)
+      std::snprintf(buf + n, sizeof buf - std::size_t(n), ", kernel %.4g ms/pass",
+                    r.kernel_ms.median);
   } else {
     std::snprintf(buf, sizeof buf, "%s: %s: %s", label.c_str(), status_name(r.status),
                   r.note.c_str());

@@ -62,8 +62,21 @@ TEST_CASE("check_budget: naive predicted as n^2, grid as n, skip past the budget
   CHECK(far.predicted_step_ms == Approx(100000));
   CHECK(far.note.find("n^2") != std::string::npos);
   CHECK(far.note.find("10 s budget") != std::string::npos);
-  // Grid: 1000 -> 100000 is 100x: 1 s/step, 6 s minimum work: fits; 1e6 does not.
+  // Grid: 1000 -> 100000 is 100x: 1 s/step, 9 s minimum work (warm-up 2, pair count 1, three
+  // repetitions of one step and one kernel pass each): fits; 1e6 does not.
+  CHECK(rep_cost_steps(Variant::naive) == 1);
+  CHECK(rep_cost_steps(Variant::grid_simd) == 2);
+  CHECK(rep_cost_steps(Variant::grid_scalar) == 2);
   CHECK_FALSE(check_budget({Variant::grid_simd, 100000, 1, 3, Precision::f32}, done, s).skip);
+  s.budget_s = 8.5;  // the kernel passes are counted: 9 s needed
+  const BudgetDecision tight =
+      check_budget({Variant::grid_simd, 100000, 1, 3, Precision::f32}, done, s);
+  CHECK(tight.skip);
+  CHECK(tight.note.find("needs ~9 s") != std::string::npos);
+  // ... but naive pays no kernel passes: 2000 naive at 40 ms/step needs 0.24 s of any budget.
+  s.budget_s = 0.25;
+  CHECK_FALSE(check_budget({Variant::naive, 2000, 1, 3, Precision::f32}, done, s).skip);
+  s.budget_s = 10;
   const BudgetDecision g =
       check_budget({Variant::grid_simd, 1000000, 1, 3, Precision::f32}, done, s);
   CHECK(g.skip);
@@ -96,7 +109,7 @@ TEST_CASE("measure skips a configuration over the budget without running it", "[
   CHECK(plain.extrapolated_ms == 0);
 }
 
-TEST_CASE("derive: speedups over naive and one thread, efficiency, probe fraction", "[bench]") {
+TEST_CASE("derive: speedups over naive and one thread, efficiency, probe fractions", "[bench]") {
   std::vector<Result> rs = {
       measured(Variant::naive, 1000, 1, 10.0), measured(Variant::grid_simd, 1000, 1, 1.0),
       measured(Variant::grid_simd, 1000, 2, 0.625), measured(Variant::grid_simd, 100000, 1, 100.0)};
@@ -107,6 +120,9 @@ TEST_CASE("derive: speedups over naive and one thread, efficiency, probe fractio
   rs.push_back(skipped);
   rs[3].candidates = 1000000;  // per step: 1e6 pairs in 0.1 s = 1e7 pairs/s
   rs[3].probe_pairs_per_s = 1e9;
+  rs[3].kernel_ms = summarize({40.0, 50.0, 70.0});  // the kernel alone: 1e6 pairs in 0.05 s
+  rs[0].candidates = 999000;                        // naive: no kernel-only figure
+  rs[0].probe_pairs_per_s = 1e9;
   derive(rs);
   CHECK(rs[0].speedup_naive == Approx(1));
   CHECK(rs[1].speedup_naive == Approx(10));
@@ -118,9 +134,21 @@ TEST_CASE("derive: speedups over naive and one thread, efficiency, probe fractio
   CHECK(rs[3].speedup_naive_extrapolated);
   CHECK(rs[3].candidates_per_s() == Approx(1e7));
   CHECK(rs[3].probe_fraction == Approx(0.01));
+  CHECK(rs[3].kernel_candidates_per_s() == Approx(2e7));
+  CHECK(rs[3].kernel_probe_fraction == Approx(0.02));
+  CHECK(rs[0].probe_fraction == Approx(999000 / 10e-3 / 1e9));
+  CHECK(rs[0].kernel_candidates_per_s() == 0);
+  CHECK(rs[0].kernel_probe_fraction == 0);
+  CHECK(rs[1].kernel_probe_fraction == 0);  // no probe figure
   CHECK(rs[3].boid_steps_per_s() == Approx(1e6));
   CHECK(rs[4].speedup_naive == 0);  // not measured: no figures
   CHECK(rs[4].boid_steps_per_s() == 0);
+  CHECK(rs[4].kernel_candidates_per_s() == 0);
+  // derive() recomputes: a fraction left from an earlier call is cleared with its inputs.
+  rs[3].kernel_ms = Summary{};
+  derive(rs);
+  CHECK(rs[3].kernel_probe_fraction == 0);
+  CHECK(rs[3].probe_fraction == Approx(0.01));
 }
 
 TEST_CASE("probe: the sweep boids-microbench times runs on every available ISA", "[bench]") {
