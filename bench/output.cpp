@@ -123,11 +123,14 @@ void write_csv(std::ostream& os, const std::vector<Result>& results) {
         "neighbours_per_step,candidates_per_s,neighbours_per_s,speedup_vs_naive,"
         "speedup_vs_naive_extrapolated,speedup_vs_1_thread,parallel_efficiency,bytes_per_boid,"
         "engine_memory_bytes,peak_rss_bytes,peak_rss_per_config,probe_isa,probe_pairs_per_s,"
-        "probe_fraction,extrapolated_ms_per_step,world_size,setup_ms,note\n";
+        "probe_fraction,extrapolated_ms_per_step,world_size,setup_ms,note,kernel_ms_per_pass,"
+        "kernel_candidates_per_s,kernel_probe_fraction\n";
   for (const Result& r : results) {
     const Config& c = r.config;
     const bool m = r.status == Status::measured;
     auto mnum = [&](double v) { return m ? num(v) : std::string(); };
+    const bool k = m && r.kernel_ms.n > 0;  // the kernel was timed alone (grid engines)
+    auto knum = [&](double v) { return k ? num(v) : std::string(); };
     os << variant_name(c.variant) << ',' << csv_field(r.kernel) << ',' << c.dims << ','
        << precision_name(c.precision) << ',' << c.count << ',' << c.threads << ','
        << status_name(r.status) << ',' << mnum(r.ms.median) << ',' << mnum(r.ms.q1) << ','
@@ -146,7 +149,9 @@ void write_csv(std::ostream& os, const std::vector<Result>& results) {
        << (r.probe_pairs_per_s > 0 ? num(r.probe_pairs_per_s) : "") << ','
        << (r.probe_fraction > 0 ? num(r.probe_fraction) : "") << ','
        << (r.extrapolated_ms > 0 ? num(r.extrapolated_ms) : "") << ',' << num(r.world_size) << ','
-       << (m ? num(r.setup_ms) : "") << ',' << csv_field(r.note) << '\n';
+       << (m ? num(r.setup_ms) : "") << ',' << csv_field(r.note) << ',' << knum(r.kernel_ms.median)
+       << ',' << knum(r.kernel_candidates_per_s()) << ','
+       << (k && r.kernel_probe_fraction > 0 ? num(r.kernel_probe_fraction) : "") << '\n';
   }
 }
 
@@ -181,6 +186,12 @@ void write_json(std::ostream& os, const std::vector<Result>& results, const Envi
     const Config& c = r.config;
     const bool m = r.status == Status::measured;
     auto opt = [&](double v, bool ok) { return ok ? json_num(v) : std::string("null"); };
+    auto summary = [](const Summary& s) {
+      return "{\"median\": " + json_num(s.median) + ", \"q1\": " + json_num(s.q1) +
+             ", \"q3\": " + json_num(s.q3) + ", \"min\": " + json_num(s.min) +
+             ", \"max\": " + json_num(s.max) + "}";
+    };
+    const bool k = m && r.kernel_ms.n > 0;
     Obj o("    ");
     o.str("engine", variant_name(c.variant))
         .str("kernel", r.kernel)
@@ -189,11 +200,7 @@ void write_json(std::ostream& os, const std::vector<Result>& results, const Envi
         .num("count", c.count)
         .num("threads", c.threads)
         .str("status", status_name(r.status))
-        .raw("ms_per_step",
-             m ? "{\"median\": " + json_num(r.ms.median) + ", \"q1\": " + json_num(r.ms.q1) +
-                     ", \"q3\": " + json_num(r.ms.q3) + ", \"min\": " + json_num(r.ms.min) +
-                     ", \"max\": " + json_num(r.ms.max) + "}"
-               : std::string("null"))
+        .raw("ms_per_step", m ? summary(r.ms) : std::string("null"))
         .raw("cpu_ms_per_step", opt(r.cpu_ms, m))
         .num("reps", r.reps)
         .num("steps_per_rep", r.steps_per_rep)
@@ -214,6 +221,10 @@ void write_json(std::ostream& os, const std::vector<Result>& results, const Envi
         .str("probe_isa", r.probe_isa)
         .raw("probe_pairs_per_s", opt(r.probe_pairs_per_s, r.probe_pairs_per_s > 0))
         .raw("probe_fraction", opt(r.probe_fraction, r.probe_fraction > 0))
+        .raw("kernel_ms_per_pass", k ? summary(r.kernel_ms) : std::string("null"))
+        .raw("kernel_candidates_per_s", opt(r.kernel_candidates_per_s(), k))
+        .raw("kernel_probe_fraction",
+             opt(r.kernel_probe_fraction, k && r.kernel_probe_fraction > 0))
         .raw("extrapolated_ms_per_step", opt(r.extrapolated_ms, r.extrapolated_ms > 0))
         .num("world_size", r.world_size)
         .raw("setup_ms", opt(r.setup_ms, m))
@@ -229,12 +240,12 @@ std::string format_table(const std::vector<Result>& results) {
     const char* head;
     bool left;
   };
-  const Col cols[] = {{"engine", true},     {"isa", true},     {"D", false},
-                      {"prec", true},       {"n", false},      {"thr", false},
-                      {"ms/step", false},   {"+-IQR", false},  {"cpu ms", false},
-                      {"boid-st/s", false}, {"cand/s", false}, {"nbr/s", false},
-                      {"x naive", false},   {"x 1thr", false}, {"eff", false},
-                      {"B/boid", false},    {"%probe", false}, {"note", true}};
+  const Col cols[] = {
+      {"engine", true},       {"isa", true},        {"D", false},           {"prec", true},
+      {"n", false},           {"thr", false},       {"ms/step", false},     {"+-IQR", false},
+      {"cpu ms", false},      {"boid-st/s", false}, {"cand/s", false},      {"nbr/s", false},
+      {"x naive", false},     {"x 1thr", false},    {"eff", false},         {"B/boid", false},
+      {"%probe step", false}, {"kern ms", false},   {"%probe kern", false}, {"note", true}};
   constexpr std::size_t ncol = sizeof cols / sizeof cols[0];
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> notes;
@@ -279,11 +290,13 @@ std::string format_table(const std::vector<Result>& results) {
     if (r.efficiency > 0) row[14] = fmt("%.0f%%", 100 * r.efficiency);
     if (r.bytes_per_boid > 0) row[15] = fmt("%.0f", r.bytes_per_boid);
     if (r.probe_fraction > 0) row[16] = fmt("%.0f%%", 100 * r.probe_fraction);
+    if (m && r.kernel_ms.n > 0) row[17] = ms_str(r.kernel_ms.median);
+    if (r.kernel_probe_fraction > 0) row[18] = fmt("%.0f%%", 100 * r.kernel_probe_fraction);
     if (!r.note.empty()) {
       std::size_t k = 0;
       while (k < notes.size() && notes[k] != r.note) ++k;
       if (k == notes.size()) notes.push_back(r.note);
-      row[17] = "[" + std::to_string(k + 1) + "]";
+      row[19] = "[" + std::to_string(k + 1) + "]";
     }
     for (auto& cell : row) {
       if (cell.empty()) cell = "-";

@@ -28,6 +28,9 @@ Result measured(Variant v, std::uint32_t n, int threads, double ms) {
   r.candidates = 1000ull * n;
   r.neighbours = 30ull * n;
   r.bytes_per_boid = 40;
+  r.probe_pairs_per_s = 1e10;
+  // The grid engines also time the kernel alone: here 60% of the step.
+  if (v != Variant::naive) r.kernel_ms = summarize({ms * 0.5, ms * 0.6, ms * 0.8});
   return r;
 }
 
@@ -107,6 +110,30 @@ TEST_CASE("CSV: a header and one row per result, every row the header's width", 
   CHECK(rows[4][col("speedup_vs_naive_extrapolated")] == "true");
   CHECK(rows[7][col("status")] == "unavailable");
   CHECK(rows[7][col("note")] == "engine.kind: \"grid\", not built, yet");
+  // The kernel-alone columns come after every older one, so existing positions stay.
+  CHECK(col("note") == 35);
+  CHECK(col("kernel_ms_per_pass") == 36);
+  CHECK(col("kernel_candidates_per_s") == 37);
+  CHECK(col("kernel_probe_fraction") == 38);
+  CHECK(head.size() == 39);
+  // Grid rows: 1000 boids, 1e6 candidates, a 0.6 ms pass -> 1.667e9 pairs/s, 1/6 of the probe;
+  // the whole step (1 ms) is 1e9 pairs/s, 10% of it.
+  CHECK(std::stod(rows[2][col("kernel_ms_per_pass")]) == Approx(0.6));
+  CHECK(std::stod(rows[2][col("kernel_candidates_per_s")]) == Approx(1e6 / 0.6e-3));
+  CHECK(std::stod(rows[2][col("kernel_probe_fraction")]) == Approx(1e6 / 0.6e-3 / 1e10));
+  CHECK(std::stod(rows[2][col("probe_fraction")]) == Approx(0.1));
+  for (std::size_t i : {2, 3, 4, 5}) {
+    CHECK(std::stod(rows[i][col("kernel_probe_fraction")]) ==
+          Approx(std::stod(rows[i][col("kernel_candidates_per_s")]) /
+                 std::stod(rows[i][col("probe_pairs_per_s")])));
+  }
+  // Empty for naive (measured or not) and for rows not measured.
+  for (std::size_t i : {1, 6, 7}) {
+    CHECK(rows[i][col("kernel_ms_per_pass")].empty());
+    CHECK(rows[i][col("kernel_candidates_per_s")].empty());
+    CHECK(rows[i][col("kernel_probe_fraction")].empty());
+  }
+  CHECK_FALSE(rows[1][col("probe_fraction")].empty());
 }
 
 TEST_CASE("JSON: parses back with environment, run settings and every result", "[bench]") {
@@ -141,6 +168,19 @@ TEST_CASE("JSON: parses back with environment, run settings and every result", "
   CHECK(res[5]["ms_per_step"].type == boids::test::Json::Type::null);
   CHECK(res[5]["extrapolated_ms_per_step"].num == Approx(100000));
   CHECK(res[6]["note"].str == rs[6].note);
+  // The kernel alone: a summary like ms_per_step, its rate and its share of the probe.
+  CHECK(res[1]["kernel_ms_per_pass"]["median"].num == Approx(0.6));
+  CHECK(res[1]["kernel_ms_per_pass"]["min"].num == Approx(0.5));
+  CHECK(res[1]["kernel_ms_per_pass"]["max"].num == Approx(0.8));
+  CHECK(res[1]["kernel_candidates_per_s"].num == Approx(1e6 / 0.6e-3));
+  CHECK(res[1]["kernel_probe_fraction"].num ==
+        Approx(res[1]["kernel_candidates_per_s"].num / res[1]["probe_pairs_per_s"].num));
+  CHECK(res[1]["probe_fraction"].num == Approx(0.1));
+  for (std::size_t i : {0, 5, 6}) {
+    CHECK(res[i]["kernel_ms_per_pass"].type == boids::test::Json::Type::null);
+    CHECK(res[i]["kernel_candidates_per_s"].type == boids::test::Json::Type::null);
+    CHECK(res[i]["kernel_probe_fraction"].type == boids::test::Json::Type::null);
+  }
   // The empty case is valid JSON too.
   CHECK(parse_json([&] {
           std::ostringstream e;
@@ -242,6 +282,30 @@ TEST_CASE("table: one row per result, extrapolations starred, notes as footnotes
   for (std::string l; std::getline(in, l);) lines.push_back(l);
   REQUIRE(lines.size() >= 2 + rs.size());
   CHECK(lines[0].rfind("engine", 0) == 0);
+  // The step's and the kernel's share of the probe, and the kernel's own time.
+  const std::size_t step_col = lines[0].find("%probe step");
+  const std::size_t kms_col = lines[0].find("kern ms");
+  const std::size_t kern_col = lines[0].find("%probe kern");
+  REQUIRE(step_col != std::string::npos);
+  REQUIRE(kms_col != std::string::npos);
+  REQUIRE(kern_col != std::string::npos);
+  CHECK(step_col < kms_col);
+  CHECK(kms_col < kern_col);
+  // Columns are right-aligned: a cell ends where its header ends. Grid 1000 boids, 1 thread:
+  // step 10%, kernel 0.60 ms and 17%; naive (1e6 pairs in 10 ms): 1%, no kernel figures.
+  auto cell_ending = [](const std::string& l, std::size_t end) {
+    std::size_t b = l.rfind(' ', end - 1);
+    return l.substr(b + 1, end - b - 1);
+  };
+  const std::size_t step_end = step_col + std::string("%probe step").size();
+  const std::size_t kms_end = kms_col + std::string("kern ms").size();
+  const std::size_t kern_end = kern_col + std::string("%probe kern").size();
+  CHECK(cell_ending(lines[3], step_end) == "10%");
+  CHECK(cell_ending(lines[3], kms_end) == "0.60");
+  CHECK(cell_ending(lines[3], kern_end) == "17%");
+  CHECK(cell_ending(lines[2], step_end) == "1%");
+  CHECK(cell_ending(lines[2], kms_end) == "-");
+  CHECK(cell_ending(lines[2], kern_end) == "-");
   CHECK(lines[2].find("naive") != std::string::npos);
   CHECK(lines[7].find("~100000*") != std::string::npos);
   CHECK(t.find("* extrapolated") != std::string::npos);

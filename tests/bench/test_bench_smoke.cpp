@@ -1,4 +1,5 @@
 // End to end: boids-bench runs the quick preset at tiny sizes and writes valid files.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -19,6 +20,25 @@ std::string slurp(const fs::path& p) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+// Splits one CSV line honouring quotes.
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool q = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (q && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      out.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      q = !q;
+    } else if (c == ',' && !q) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
 }
 fs::path fresh_dir(const std::string& name) {
   const fs::path d = fs::path(BOIDS_BINARY_DIR) / "bench-test-out" / name;
@@ -48,7 +68,8 @@ TEST_CASE("boids-bench --preset quick --tiny runs end to end", "[bench][smoke]")
   CHECK(j["run"]["preset"].str == "quick+tiny");
   CHECK_FALSE(j["environment"]["git_commit"].str.empty());
   CHECK_FALSE(j["environment"]["cpu_model"].str.empty());
-  int naive_measured = 0;
+  int naive_measured = 0, grid_measured = 0;
+  using Type = boids::test::Json::Type;
   for (const auto& r : j["results"].arr) {
     const std::string status = r["status"].str;
     CHECK((status == "measured" || status == "unavailable"));
@@ -67,14 +88,62 @@ TEST_CASE("boids-bench --preset quick --tiny runs end to end", "[bench][smoke]")
       const double n = r["count"].num;
       CHECK(r["candidates_per_step"].num == n * (n - 1));
     }
+    // The neighbour kernel alone: timed for the grid engines only.
+    if (r["engine"].str == "naive" || status != "measured") {
+      CHECK(r["kernel_ms_per_pass"].type == Type::null);
+      CHECK(r["kernel_candidates_per_s"].type == Type::null);
+      CHECK(r["kernel_probe_fraction"].type == Type::null);
+    } else {
+      ++grid_measured;
+      const double kms = r["kernel_ms_per_pass"]["median"].num;
+      CHECK(kms > 0);
+      CHECK(r["kernel_ms_per_pass"]["min"].num <= kms);
+      CHECK(r["kernel_ms_per_pass"]["max"].num >= kms);
+      CHECK(r["kernel_candidates_per_s"].num ==
+            Approx(r["candidates_per_step"].num / (kms * 1e-3)));
+      CHECK(r["kernel_probe_fraction"].num ==
+            Approx(r["kernel_candidates_per_s"].num / r["probe_pairs_per_s"].num));
+      CHECK(r["probe_fraction"].num ==
+            Approx(r["candidates_per_s"].num / r["probe_pairs_per_s"].num));
+    }
   }
   CHECK(naive_measured == 2);
+  CHECK(grid_measured > 0);
 
   std::istringstream csv(slurp(out / "results.csv"));
-  std::size_t lines = 0;
-  for (std::string l; std::getline(csv, l);) ++lines;
-  CHECK(lines == expected + 1);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string l; std::getline(csv, l);) rows.push_back(csv_fields(l));
+  REQUIRE(rows.size() == expected + 1);
+  const auto& head = rows[0];
+  auto col = [&](const std::string& name) {
+    const auto it = std::find(head.begin(), head.end(), name);
+    REQUIRE(it != head.end());
+    return std::size_t(it - head.begin());
+  };
+  const std::size_t kms = col("kernel_ms_per_pass"), kcs = col("kernel_candidates_per_s"),
+                    kpf = col("kernel_probe_fraction");
+  CHECK(kpf == head.size() - 1);  // appended after every older column
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    REQUIRE(row.size() == head.size());
+    const bool grid = row[col("engine")] != "naive" && row[col("status")] == "measured";
+    if (!grid) {
+      CHECK(row[kms].empty());
+      CHECK(row[kcs].empty());
+      CHECK(row[kpf].empty());
+      continue;
+    }
+    // The CSV holds the JSON's figures (same row order).
+    const auto& jr = j["results"][i - 1];
+    CHECK(std::stod(row[kms]) == Approx(jr["kernel_ms_per_pass"]["median"].num));
+    CHECK(std::stod(row[kcs]) == Approx(jr["kernel_candidates_per_s"].num));
+    CHECK(std::stod(row[kpf]) ==
+          Approx(std::stod(row[kcs]) / std::stod(row[col("probe_pairs_per_s")])));
+    CHECK(std::stod(row[kpf]) > 0);
+  }
   const std::string table = slurp(out / "table.txt");
+  CHECK(table.find("%probe step") != std::string::npos);
+  CHECK(table.find("%probe kern") != std::string::npos);
   CHECK(table.find("naive") != std::string::npos);
   const auto svg = boids::test::parse_xml(slurp(out / "time_per_step_3d_float.svg"));
   CHECK(svg->all("polyline").size() >= 2);  // at least naive and a reference slope
