@@ -2,7 +2,7 @@
 // (parallel/cell_list.hpp, core/kernels.hpp), on the default scenario's density.
 //
 //   BM_CellListBuild  plan + keys + counting sort + gather of n boids in id order
-//   BM_CellKernel     the dispatched (or a chosen) ISA's kernel over every cell of a built grid
+//   BM_CellKernel     the dispatched (or a chosen) ISA's kernel over every row of a built grid
 //   BM_Probe          boids-bench's machine probe (bench/probe_kernel.hpp) on one thread, per
 //                     ISA, so its pairs/s lines up with BM_CellKernel's in the same run
 #include <benchmark/benchmark.h>
@@ -20,35 +20,19 @@
 #include "parallel/cell_list.hpp"
 #include "parallel/threading.hpp"
 
-// The kernels take a per-thread scratch buffer in newer versions of core/kernels.hpp; this
-// declaration (redundant when the header defines it) lets the code below work with either.
-namespace boids {
-template <class Real>
-struct KernelScratch;
-}
-
 namespace {
 
 using namespace boids;
 
-// One pass of `kernel` over every cell, whichever kernel signature this build has.
+// One pass of `kernel` over every x-row of cells.
 template <class Real>
-void time_all_cells(benchmark::State& state, CellKernel<Real> kernel, const GridView<Real>& g,
-                    FlockSums<Real>* out) {
-  if constexpr (std::is_invocable_v<CellKernel<Real>, const GridView<Real>&, std::uint32_t,
-                                    FlockSums<Real>*>) {
-    for (auto _ : state) {
-      for (std::uint32_t c = 0; c < g.ncells(); ++c) kernel(g, c, out + g.cell_start[c]);
-      benchmark::DoNotOptimize(out);
-      benchmark::ClobberMemory();
-    }
-  } else {
-    KernelScratch<Real> scratch;
-    for (auto _ : state) {
-      for (std::uint32_t c = 0; c < g.ncells(); ++c) kernel(g, c, out + g.cell_start[c], scratch);
-      benchmark::DoNotOptimize(out);
-      benchmark::ClobberMemory();
-    }
+void time_all_rows(benchmark::State& state, RowKernel<Real> kernel, const GridView<Real>& g,
+                   FlockSums<Real>* out) {
+  KernelScratch<Real> scratch;
+  for (auto _ : state) {
+    for (std::uint32_t r = 0; r < g.nrows(); ++r) kernel(g, r, out + g.row_start(r), scratch);
+    benchmark::DoNotOptimize(out);
+    benchmark::ClobberMemory();
   }
 }
 
@@ -116,8 +100,8 @@ void BM_CellKernel(benchmark::State& state) {
   Executor ex(1);
   f.build(ex);
   const GridView<Real> g = f.cells.view(f.dst, f.m);
-  const CellKernel<Real> kernel =
-      select_cell_kernel<Real>(isa, g.dims, f.cells.plan().wrap, g.kp.full_view);
+  const RowKernel<Real> kernel =
+      select_row_kernel<Real>(isa, g.dims, f.cells.plan().wrap, g.kp.full_view);
   std::vector<FlockSums<Real>> out(f.dst.n);
   // Candidate pairs of one pass, to report pairs per second.
   double candidates = 0;
@@ -128,7 +112,7 @@ void BM_CellKernel(benchmark::State& state) {
     for (int r = 0; r < nr; ++r) len += runs[r].end - runs[r].begin;
     candidates += double(g.cell_start[c + 1] - g.cell_start[c]) * len;
   }
-  time_all_cells<Real>(state, kernel, g, out.data());
+  time_all_rows<Real>(state, kernel, g, out.data());
   state.SetLabel(isa_name(isa));
   state.counters["pairs/s"] =
       benchmark::Counter(candidates * double(state.iterations()), benchmark::Counter::kIsRate);

@@ -44,8 +44,8 @@ Isa env_cap() noexcept {
 }
 
 struct Tables {
-  CellKernelTable<float> f[4] = {};
-  CellKernelTable<double> d[4] = {};
+  RowKernelTable<float> f[4] = {};
+  RowKernelTable<double> d[4] = {};
   Tables() {
     kernel_table_scalar(f[0], d[0]);
 #if !defined(BOIDS_DISABLE_SIMD) && (defined(__x86_64__) || defined(_M_X64))
@@ -73,7 +73,7 @@ Isa dispatched_isa(bool simd) noexcept {
 }
 
 template <class Real>
-CellKernel<Real> select_cell_kernel(Isa isa, int dims, WrapMode wrap, bool full_view) {
+RowKernel<Real> select_row_kernel(Isa isa, int dims, WrapMode wrap, bool full_view) {
   if (isa > dispatched_isa(true)) isa = dispatched_isa(true);
   const Tables& t = tables();
   const int i = int(isa), dd = dims == 2 ? 0 : 1, w = int(wrap), v = full_view ? 1 : 0;
@@ -84,13 +84,14 @@ CellKernel<Real> select_cell_kernel(Isa isa, int dims, WrapMode wrap, bool full_
 }
 
 template <class Real>
-void grow_scratch(KernelScratch<Real>& scratch, std::size_t size) {
-  scratch.buf.resize(size);
+void grow_scratch(KernelScratch<Real>& scratch, std::size_t reals, std::size_t indices) {
+  if (scratch.buf.size() < reals) scratch.buf.resize(reals);
+  if (scratch.idx.size() < indices) scratch.idx.resize(indices);
 }
 
-template void grow_scratch(KernelScratch<float>&, std::size_t);
-template void grow_scratch(KernelScratch<double>&, std::size_t);
-template CellKernel<float> select_cell_kernel<float>(Isa, int, WrapMode, bool);
-template CellKernel<double> select_cell_kernel<double>(Isa, int, WrapMode, bool);
+template void grow_scratch(KernelScratch<float>&, std::size_t, std::size_t);
+template void grow_scratch(KernelScratch<double>&, std::size_t, std::size_t);
+template RowKernel<float> select_row_kernel<float>(Isa, int, WrapMode, bool);
+template RowKernel<double> select_row_kernel<double>(Isa, int, WrapMode, bool);
 
 }  // namespace boids

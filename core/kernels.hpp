@@ -1,14 +1,15 @@
 // Neighbour-sum kernels of the grid engine, compiled once per instruction set and chosen at run
 // time (kernels.cpp), plus the grid description they run over.
 //
-// A kernel computes the FlockSums of every boid in one cell: it walks the cell's stencil as a
-// list of contiguous slot runs (neighbour cells adjacent in x are adjacent in memory), loads
-// the candidates' positions as SIMD batches, masks the tail of each run and accumulates.
+// A kernel computes the FlockSums of every boid in one x-row of cells. It copies the stencil
+// rows' cells once, column by column, into one candidate buffer (image shifts added), so the
+// candidates of each cell are one contiguous range of it; every boid of the cell streams that
+// range in SIMD batches, masking the lanes outside the range.
 //
 // Arithmetic contract (docs/engine.md): every path, scalar included, uses the same virtual
-// lane layout of kLanes = 64 / sizeof(Real) lanes. Candidate j of a run lands in lane
-// (j - run begin) mod kLanes; each lane sums in candidate order, and the lanes are combined by
-// one fixed pairwise tree. A W-wide ISA holds the kLanes lanes in kLanes / W registers. There
+// lane layout of kLanes = 64 / sizeof(Real) lanes. Candidate k of the row's buffer lands in
+// lane k mod kLanes; each lane sums in candidate order, and the lanes are combined by one
+// fixed pairwise tree. A W-wide ISA holds the kLanes lanes in kLanes / W registers. There
 // is no FMA (-ffp-contract=off, no explicit fma), and +, -, *, /, sqrt and nearbyint are
 // correctly rounded on every path, so all paths give bit-identical sums: the ISA only changes
 // the speed. The sums differ from the naive stepper's (one serial sum in id order) by
@@ -61,6 +62,9 @@ struct GridView {
   KindParams<Real> kp{};        ///< the rules of kind 0, the only kind in the cells
 
   std::size_t ncells() const { return std::size_t(n[0]) * std::size_t(n[1]) * std::size_t(n[2]); }
+  /// x-rows of cells (the row kernels' unit) and the first slot of x-row `row`.
+  std::size_t nrows() const { return std::size_t(n[1]) * std::size_t(n[2]); }
+  std::uint32_t row_start(std::size_t row) const { return cell_start[row * std::size_t(n[0])]; }
 };
 
 /// Virtual SIMD lanes every path sums in (see the contract above).
@@ -132,41 +136,46 @@ static inline int cell_runs(const GridView<Real>& g, std::uint32_t cell, Candida
   return count;
 }
 
-/// Per-thread scratch of the kernels (the cell's candidate buffer); reuse it across calls.
+/// Per-thread scratch of the kernels (the row's candidate buffer and column index); reuse it
+/// across calls.
 template <class Real>
 struct KernelScratch {
   AlignedVector<Real> buf;
+  AlignedVector<std::uint32_t> idx;
 };
 
-/// Grows scratch.buf to at least `size` elements. Defined in kernels.cpp (no ISA flags), so
-/// the per-ISA units never instantiate std::vector code of their own.
+/// Grows scratch.buf to at least `reals` and scratch.idx to at least `indices` elements.
+/// Defined in kernels.cpp (no ISA flags), so the per-ISA units never instantiate std::vector
+/// code of their own.
 template <class Real>
-void grow_scratch(KernelScratch<Real>& scratch, std::size_t size);
+void grow_scratch(KernelScratch<Real>& scratch, std::size_t reals, std::size_t indices);
 
-/// Computes the FlockSums of every boid of `cell` into out[0 .. cell size).
+/// Computes the FlockSums of every boid of x-row `row` (cells x = 0 .. n[0] - 1 of grid row
+/// y + n[1] * z, slots cell_start[row * n[0]] .. cell_start[(row + 1) * n[0]]) into out[0 ..
+/// row size), in slot order.
 template <class Real>
-using CellKernel = void (*)(const GridView<Real>& g, std::uint32_t cell, FlockSums<Real>* out,
-                            KernelScratch<Real>& scratch);
+using RowKernel = void (*)(const GridView<Real>& g, std::uint32_t row, FlockSums<Real>* out,
+                           KernelScratch<Real>& scratch);
 
 /// The kernel for an instruction set (which must be compiled in and supported; see
 /// dispatched_isa), dimension, wrap mode and view (full_view: kind 0 sees all around).
 template <class Real>
-CellKernel<Real> select_cell_kernel(Isa isa, int dims, WrapMode wrap, bool full_view);
+RowKernel<Real> select_row_kernel(Isa isa, int dims, WrapMode wrap, bool full_view);
 
 // Per-ISA kernel tables, defined in kernels_<isa>.cpp: [dims - 2][wrap mode][full view].
 template <class Real>
-using CellKernelTable = CellKernel<Real>[2][3][2];
-void kernel_table_scalar(CellKernelTable<float>& f, CellKernelTable<double>& d);
-void kernel_table_sse42(CellKernelTable<float>& f, CellKernelTable<double>& d);
-void kernel_table_avx2(CellKernelTable<float>& f, CellKernelTable<double>& d);
-void kernel_table_avx512(CellKernelTable<float>& f, CellKernelTable<double>& d);
+using RowKernelTable = RowKernel<Real>[2][3][2];
+void kernel_table_scalar(RowKernelTable<float>& f, RowKernelTable<double>& d);
+void kernel_table_sse42(RowKernelTable<float>& f, RowKernelTable<double>& d);
+void kernel_table_avx2(RowKernelTable<float>& f, RowKernelTable<double>& d);
+void kernel_table_avx512(RowKernelTable<float>& f, RowKernelTable<double>& d);
 
 }  // namespace boids
 
 namespace boids {
 
 /// Whether the SIMD kernels implement kind 0's pair rule: the standard model. Rules added by
-/// behaviours (linear separation, nearest-neighbour tracking) run generic_cell_sums instead.
+/// behaviours (linear separation, nearest-neighbour tracking) run generic_row_sums instead.
 template <class Real>
 inline bool simd_pair_rule(const KindParams<Real>& kp) {
   bool standard = true;
@@ -176,7 +185,7 @@ inline bool simd_pair_rule(const KindParams<Real>& kp) {
 }
 
 /// The fallback kernel for any pair rule: the model's own accumulate_pair per candidate, in
-/// run order. Scalar, not dispatched; same signature as a CellKernel.
+/// run order, for one cell into out[0 .. cell size). Scalar, not dispatched.
 template <class Real, int D>
 void generic_cell_sums(const GridView<Real>& g, std::uint32_t cell, FlockSums<Real>* out,
                        KernelScratch<Real>& /*scratch*/) {
@@ -206,6 +215,15 @@ void generic_cell_sums(const GridView<Real>& g, std::uint32_t cell, FlockSums<Re
     }
     out[i - first] = s;
   }
+}
+
+/// generic_cell_sums over every cell of an x-row: same signature as a RowKernel.
+template <class Real, int D>
+void generic_row_sums(const GridView<Real>& g, std::uint32_t row, FlockSums<Real>* out,
+                      KernelScratch<Real>& scratch) {
+  const std::uint32_t c0 = row * std::uint32_t(g.n[0]);
+  for (std::uint32_t c = c0; c < c0 + std::uint32_t(g.n[0]); ++c)
+    generic_cell_sums<Real, D>(g, c, out + (g.cell_start[c] - g.cell_start[c0]), scratch);
 }
 
 }  // namespace boids

@@ -4,7 +4,7 @@
 
 namespace boids {
 
-void kernel_table_avx512(CellKernelTable<float>& f, CellKernelTable<double>& d) {
+void kernel_table_avx512(RowKernelTable<float>& f, RowKernelTable<double>& d) {
   using Packs = kernels_detail::XsimdPacks<xsimd::avx512f>;
   kernels_detail::fill_table<Packs::Pack, float>(f);
   kernels_detail::fill_table<Packs::Pack, double>(d);

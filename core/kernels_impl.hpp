@@ -3,8 +3,9 @@
 // arithmetic contract that makes every instantiation give bit-identical sums.
 //
 // A pack P provides: type B (Real or an xsimd batch) and M (its mask), width W, and
-// load, splat, lane_lt (mask of lanes < k), lane_ne (all lanes but k), add_if / sub_if (a +- x
-// in the lanes of m, a unchanged elsewhere), any, sqrt, round (nearbyint), and_ and store.
+// load, loadu, storeu, splat, lane_lt (mask of lanes < k), lane_ge (lanes >= k), lane_ne (all
+// lanes but k), add_if / sub_if (a +- x in the lanes of m, a unchanged elsewhere), any, sqrt, round
+// (nearbyint), and_ and store.
 #pragma once
 
 #include <cstdint>
@@ -36,24 +37,27 @@ struct Kernel {
     B vlen, cosv;  // |v_i| and cos(theta / 2), for the view cone
   };
 
-  // Candidates [0, total) of the cell's buffer into lanes k mod V, skipping slot `self`.
+  // Candidates [lo, hi) of the row's buffer, candidate k into lane k mod V, skipping slot
+  // `self`. The loop starts at the V-aligned slot below lo, so every load is aligned and a
+  // lane always sees the same candidates; the lanes outside [lo, hi) are masked.
   // Full: no view cone.
   template <bool Full>
   static inline void run(const GridView<Real>& g, const Boid& me, const Real* const* bp,
-                         const Real* const* bv, std::uint32_t total, std::uint32_t self, Acc& acc) {
+                         const Real* const* bv, std::uint32_t lo, std::uint32_t hi,
+                         std::uint32_t self, Acc& acc) {
     Acc a = acc;  // a local copy the compiler keeps in registers (the reference would spill)
     const B r2 = P::splat(g.kp.radius2);
     const B rs2 = P::splat(g.kp.sep_radius2);
     const B zero = P::splat(Real(0));
     const B one = P::splat(Real(1));
-    for (std::uint32_t j = 0; j < total; j += V) {
-      const int rem = int(total - j);
+    for (std::uint32_t j = lo / V * V; j < hi; j += V) {
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC unroll 16
 #endif
       for (int u = 0; u < U; ++u) {
-        if (rem <= u * W) break;
         const std::uint32_t o = j + std::uint32_t(u * W);
+        if (o >= hi) break;
+        if (o + W <= lo) continue;
         B d[D];
         B d2 = zero;
         for (int c = 0; c < D; ++c) {
@@ -69,7 +73,8 @@ struct Kernel {
           // Same association as accumulate_pair: (sqrt(d2) * |v_i|) * cos.
           m = P::and_(m, dot >= P::sqrt(d2) * me.vlen * me.cosv);
         }
-        if (rem < (u + 1) * W) m = P::and_(m, P::lane_lt(rem - u * W));
+        if (o < lo) m = P::and_(m, P::lane_ge(int(lo - o)));
+        if (hi - o < std::uint32_t(W)) m = P::and_(m, P::lane_lt(int(hi - o)));
         if (self - o < std::uint32_t(W)) m = P::and_(m, P::lane_ne(int(self - o)));
         a.k[u] = P::add_if(a.k[u], m, one);
         for (int c = 0; c < D; ++c) {
@@ -128,99 +133,169 @@ struct Kernel {
     }
   }
 
-  static void cell(const GridView<Real>& g, std::uint32_t cell, FlockSums<Real>* out,
-                   KernelScratch<Real>& scratch) {
-    // Copy the stencil's runs into one contiguous buffer, image shifts applied once here
-    // rather than per pair: every boid of the cell then streams the same aligned candidates.
-    CandidateRun<Real> runs[kMaxRuns];
-    const int nr = cell_runs(g, cell, runs);
-    std::uint32_t total = 0;
-    for (int r = 0; r < nr; ++r) total += runs[r].end - runs[r].begin;
-    const std::size_t cap = (std::size_t(total) + V - 1) / V * V;
-    // V slots of slack per array: the run copies below write whole packs past a run's end.
+  // One stencil row of an x-row sweep: the grid row it reads and that row's image shift.
+  struct StencilRow {
+    std::uint32_t base;  // index of the row's cell x = 0
+    Real sy, sz;
+    bool own;
+  };
+
+  // The FlockSums of every boid of x-row `row`. The stencil rows' cells are copied once per
+  // sweep into one buffer, column by column (x ascending from -reach; within a column the
+  // stencil rows z, then y ascending): the candidates of cell x are then the one contiguous
+  // range of columns [x - reach, x + reach], streamed by every boid of the cell. Copying by
+  // columns copies each cell once per sweep instead of 2 * reach + 1 times.
+  static void row(const GridView<Real>& g, std::uint32_t row, FlockSums<Real>* out,
+                  KernelScratch<Real>& scratch) {
+    const int n0 = g.n[0], n1 = g.n[1], n2 = g.n[2], rx = g.reach[0];
+    const int y = int(row % std::uint32_t(n1)), z = int(row / std::uint32_t(n1));
+    const bool wrap = g.wrap != WrapMode::none;
+    const bool shift = g.wrap == WrapMode::shift;
+    StencilRow rows[(2 * 2 + 1) * (2 * 2 + 1)];
+    int nr = 0;
+    for (int dz = -g.reach[2]; dz <= g.reach[2]; ++dz) {
+      int zz = z + dz;
+      Real sz = 0;
+      if (zz < 0 || zz >= n2) {
+        if (!wrap) continue;
+        sz = zz < 0 ? -g.size : g.size;
+        zz = zz < 0 ? zz + n2 : zz - n2;
+      }
+      for (int dy = -g.reach[1]; dy <= g.reach[1]; ++dy) {
+        int yy = y + dy;
+        Real sy = 0;
+        if (yy < 0 || yy >= n1) {
+          if (!wrap) continue;
+          sy = yy < 0 ? -g.size : g.size;
+          yy = yy < 0 ? yy + n1 : yy - n1;
+        }
+        rows[nr++] = {std::uint32_t(n0) * std::uint32_t(yy + n1 * zz), shift ? sy : Real(0),
+                      shift ? sz : Real(0), dy == 0 && dz == 0};
+      }
+    }
+    // Columns -rx .. n0 - 1 + rx; outside [0, n0) they are the far columns' images (wrap) or
+    // empty (reflect, open).
+    const int ncol = n0 + 2 * rx;
+    auto column = [&](int cx, int& x, Real& sx) {
+      x = cx - rx;
+      sx = 0;
+      if (x < 0 || x >= n0) {
+        if (!wrap) return false;
+        sx = shift ? (x < 0 ? -g.size : g.size) : Real(0);
+        x = x < 0 ? x + n0 : x - n0;
+      }
+      return true;
+    };
+    std::size_t total = 0;
+    for (int cx = 0; cx < ncol; ++cx) {
+      int x;
+      Real sx;
+      if (!column(cx, x, sx)) continue;
+      for (int r = 0; r < nr; ++r)
+        total += g.cell_start[rows[r].base + std::uint32_t(x) + 1] -
+                 g.cell_start[rows[r].base + std::uint32_t(x)];
+    }
+    const std::size_t cap = (total + V - 1) / V * V;
+    // V slots of slack per array: the copies below write whole packs past a segment's end.
     const std::size_t stride = cap + V;
-    if (scratch.buf.size() < 2 * D * stride) grow_scratch(scratch, 2 * D * stride);
+    grow_scratch(scratch, 2 * D * stride, 2 * std::size_t(ncol) + 1);
     Real* bp[D];
     Real* bv[D];
     for (int c = 0; c < D; ++c) {
       bp[c] = scratch.buf.data() + std::size_t(c) * stride;
       bv[c] = scratch.buf.data() + std::size_t(D + c) * stride;
     }
-    const std::uint32_t first = g.cell_start[cell], last = g.cell_start[cell + 1];
-    std::uint32_t k = 0, own_at = 0;
-    for (int r = 0; r < nr; ++r) {
-      const CandidateRun<Real>& cr = runs[r];
-      if (cr.own) own_at = k + (first - cr.begin);
-      const std::uint32_t len = cr.end - cr.begin;
-      // Whole packs, so up to W - 1 slots past the run are read (the store has kPadElems
-      // slots of slack, GridView) and written (the stride's slack, or the next run's start,
-      // which the next run then overwrites).
-      for (int c = 0; c < D; ++c) {
-        const Real* sp = g.p[c] + cr.begin;
-        const Real* sv = g.v[c] + cr.begin;
-        Real* dp = bp[c] + k;
-        Real* dv = bv[c] + k;
-        const B sh = P::splat(cr.shift[c]);
-        for (std::uint32_t j = 0; j < len; j += W) {
-          if constexpr (WM == WrapMode::shift)
-            P::storeu(dp + j, P::loadu(sp + j) + sh);
-          else
-            P::storeu(dp + j, P::loadu(sp + j));
-          P::storeu(dv + j, P::loadu(sv + j));
+    std::uint32_t* col_start = scratch.idx.data();  // ncol + 1 entries
+    std::uint32_t* own_at = col_start + ncol + 1;   // ncol entries
+    std::uint32_t k = 0;
+    for (int cx = 0; cx < ncol; ++cx) {
+      col_start[cx] = k;
+      own_at[cx] = k;
+      int x;
+      Real sx;
+      if (!column(cx, x, sx)) continue;
+      for (int r = 0; r < nr; ++r) {
+        const std::uint32_t b = g.cell_start[rows[r].base + std::uint32_t(x)];
+        const std::uint32_t len = g.cell_start[rows[r].base + std::uint32_t(x) + 1] - b;
+        if (rows[r].own) own_at[cx] = k;
+        const Real sh[3] = {sx, rows[r].sy, rows[r].sz};
+        // Whole packs, so up to W - 1 slots past the segment are read (the store has
+        // kPadElems slots of slack, GridView) and written (the stride's slack, or the next
+        // segment's start, which the next segment then overwrites).
+        for (int c = 0; c < D; ++c) {
+          const Real* sp = g.p[c] + b;
+          const Real* sv = g.v[c] + b;
+          Real* dp = bp[c] + k;
+          Real* dv = bv[c] + k;
+          const B shc = P::splat(sh[c]);
+          for (std::uint32_t j = 0; j < len; j += W) {
+            if constexpr (WM == WrapMode::shift)
+              P::storeu(dp + j, P::loadu(sp + j) + shc);
+            else
+              P::storeu(dp + j, P::loadu(sp + j));
+            P::storeu(dv + j, P::loadu(sv + j));
+          }
         }
+        k += len;
       }
-      k += len;
     }
+    col_start[ncol] = k;
     // Zero the last batch's tail: those lanes are masked, but must hold finite numbers.
     for (int c = 0; c < D; ++c) {
       for (std::size_t j = total; j < cap; ++j) bp[c][j] = Real(0);
       for (std::size_t j = total; j < cap; ++j) bv[c][j] = Real(0);
     }
-    for (std::uint32_t i = first; i < last; ++i) {
-      Real vi[D];
-      Real vi2 = 0;
-      Boid me;
-      for (int c = 0; c < D; ++c) {
-        me.p[c] = P::splat(bp[c][own_at + (i - first)]);
-        vi[c] = g.v[c][i];
-        me.vel[c] = P::splat(vi[c]);
-        vi2 += vi[c] * vi[c];
+    const std::uint32_t row_first = g.cell_start[row * std::uint32_t(n0)];
+    for (int x = 0; x < n0; ++x) {
+      const std::uint32_t cell = row * std::uint32_t(n0) + std::uint32_t(x);
+      const std::uint32_t first = g.cell_start[cell], last = g.cell_start[cell + 1];
+      const std::uint32_t lo = col_start[x], hi = col_start[x + 2 * rx + 1];
+      const std::uint32_t own = own_at[x + rx];
+      for (std::uint32_t i = first; i < last; ++i) {
+        const std::uint32_t self = own + (i - first);
+        Real vi2 = 0;
+        Boid me;
+        for (int c = 0; c < D; ++c) {
+          me.p[c] = P::splat(bp[c][self]);
+          const Real vic = bv[c][self];
+          me.vel[c] = P::splat(vic);
+          vi2 += vic * vic;
+        }
+        const Real vi_len = std::sqrt(vi2);
+        me.vlen = P::splat(vi_len);
+        me.cosv = P::splat(g.kp.cos_half_view);
+        Acc a;
+        for (int u = 0; u < U; ++u) {
+          a.k[u] = P::splat(Real(0));
+          for (int c = 0; c < D; ++c) a.d[c][u] = a.v[c][u] = a.s[c][u] = P::splat(Real(0));
+        }
+        // The naive stepper ignores the view cone of a boid at rest; so do we.
+        if (FV || !(vi_len > Real(0)))
+          run<true>(g, me, bp, bv, lo, hi, self, a);
+        else
+          run<false>(g, me, bp, bv, lo, hi, self, a);
+        FlockSums<Real>& s = out[i - row_first];
+        s = FlockSums<Real>{};  // the buffer is reused: fields we do not sum keep defaults
+        Real r[Q];
+        reduce(a, r);
+        s.k = std::int32_t(r[0]);
+        for (int c = 0; c < D; ++c) {
+          s.d[c] = r[1 + c];
+          s.v[c] = r[1 + D + c];
+          s.sep[c] = r[1 + 2 * D + c];
+        }
+        for (int c = D; c < 3; ++c) s.d[c] = s.v[c] = s.sep[c] = 0;
       }
-      const Real vi_len = std::sqrt(vi2);
-      me.vlen = P::splat(vi_len);
-      me.cosv = P::splat(g.kp.cos_half_view);
-      Acc a;
-      for (int u = 0; u < U; ++u) {
-        a.k[u] = P::splat(Real(0));
-        for (int c = 0; c < D; ++c) a.d[c][u] = a.v[c][u] = a.s[c][u] = P::splat(Real(0));
-      }
-      // The naive stepper ignores the view cone of a boid at rest; so do we.
-      const std::uint32_t self = own_at + (i - first);
-      if (FV || !(vi_len > Real(0)))
-        run<true>(g, me, bp, bv, total, self, a);
-      else
-        run<false>(g, me, bp, bv, total, self, a);
-      FlockSums<Real>& s = out[i - first];
-      s = FlockSums<Real>{};  // the buffer is reused: fields we do not sum keep defaults
-      Real r[Q];
-      reduce(a, r);
-      s.k = std::int32_t(r[0]);
-      for (int c = 0; c < D; ++c) {
-        s.d[c] = r[1 + c];
-        s.v[c] = r[1 + D + c];
-        s.sep[c] = r[1 + 2 * D + c];
-      }
-      for (int c = D; c < 3; ++c) s.d[c] = s.v[c] = s.sep[c] = 0;
     }
   }
 };
 
 /// Fills one precision's table with the instantiations for pack family PF.
 template <template <class> class PF, class Real>
-void fill_table(CellKernelTable<Real>& t) {
+void fill_table(RowKernelTable<Real>& t) {
   auto put = [&]<int D, WrapMode WM>() {
-    t[D - 2][int(WM)][0] = &Kernel<PF<Real>, Real, D, WM, false>::cell;
-    t[D - 2][int(WM)][1] = &Kernel<PF<Real>, Real, D, WM, true>::cell;
+    t[D - 2][int(WM)][0] = &Kernel<PF<Real>, Real, D, WM, false>::row;
+    t[D - 2][int(WM)][1] = &Kernel<PF<Real>, Real, D, WM, true>::row;
   };
   put.template operator()<2, WrapMode::none>();
   put.template operator()<2, WrapMode::shift>();

@@ -106,25 +106,23 @@ class GridEngine final : public EngineT<Real> {
   std::uint64_t bench_kernel() {
     if (in_.n != s_.n) bench_build();
     const GridView<Real> g = cells_.view(in_, m_);
-    const CellKernel<Real> kernel = pick_kernel();
-    const std::size_t ncells = g.ncells();
-    std::vector<std::uint64_t> per_task((ncells + kCellGrain - 1) / kCellGrain, 0);
-    ex_->parallel_for(per_task.size(), 1, [&](std::size_t b, std::size_t e) {
-      std::vector<FlockSums<Real>> buf(cells_.max_occupancy());
+    const RowKernel<Real> kernel = pick_kernel();
+    std::vector<std::uint64_t> per_row(g.nrows(), 0);
+    ex_->parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
+      std::vector<FlockSums<Real>> buf;
       KernelScratch<Real> scratch;
-      for (std::size_t t = b; t < e; ++t) {
+      for (std::size_t row = b; row < e; ++row) {
+        const std::uint32_t first = g.row_start(row), last = g.row_start(row + 1);
+        if (first == last) continue;
+        if (buf.size() < last - first) buf.resize(last - first);
+        kernel(g, std::uint32_t(row), buf.data(), scratch);
         std::uint64_t k = 0;
-        for (std::size_t c = t * kCellGrain; c < std::min(ncells, (t + 1) * kCellGrain); ++c) {
-          const std::uint32_t occ = g.cell_start[c + 1] - g.cell_start[c];
-          if (occ == 0) continue;
-          kernel(g, std::uint32_t(c), buf.data(), scratch);
-          for (std::uint32_t i = 0; i < occ; ++i) k += std::uint64_t(buf[i].k);
-        }
-        per_task[t] = k;
+        for (std::uint32_t i = 0; i < last - first; ++i) k += std::uint64_t(buf[i].k);
+        per_row[row] = k;
       }
     });
     std::uint64_t total = 0;
-    for (std::uint64_t k : per_task) total += k;
+    for (std::uint64_t k : per_row) total += k;
     return total;
   }
 
@@ -144,8 +142,6 @@ class GridEngine final : public EngineT<Real> {
   }
 
  private:
-  static constexpr std::size_t kCellGrain = 64;  // cells per task
-
   GridSettings settings() const {
     GridSettings gs;
     gs.dims = m_.dims;
@@ -156,12 +152,12 @@ class GridEngine final : public EngineT<Real> {
     return gs;
   }
 
-  CellKernel<Real> pick_kernel() const {
+  RowKernel<Real> pick_kernel() const {
     const KindParams<Real>& kp = m_.kind[0];
     if (!simd_pair_rule(kp)) {
-      return m_.dims == 2 ? &generic_cell_sums<Real, 2> : &generic_cell_sums<Real, 3>;
+      return m_.dims == 2 ? &generic_row_sums<Real, 2> : &generic_row_sums<Real, 3>;
     }
-    return select_cell_kernel<Real>(isa_, m_.dims, cells_.plan().wrap, kp.full_view);
+    return select_row_kernel<Real>(isa_, m_.dims, cells_.plan().wrap, kp.full_view);
   }
 
   // Sums of the kind 1/2 agent in slot i of `in` over its own kind, slots [first, n): the
@@ -215,15 +211,16 @@ class GridEngine final : public EngineT<Real> {
     id_order_ = false;
     const StepContext<Real> ctx = prepare_step(m_, in_, steps_, def_.seed);
     const GridView<Real> g = cells_.view(in_, m_);
-    const CellKernel<Real> kernel = pick_kernel();
-    const std::size_t ncells = g.ncells();
-    ex_->parallel_for(ncells, kCellGrain, [&](std::size_t b, std::size_t e) {
-      std::vector<FlockSums<Real>> buf(cells_.max_occupancy());
+    const RowKernel<Real> kernel = pick_kernel();
+    // One task per x-row of cells: the row kernel copies each cell of the stencil rows once.
+    ex_->parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
+      std::vector<FlockSums<Real>> buf;
       KernelScratch<Real> scratch;
-      for (std::size_t c = b; c < e; ++c) {
-        const std::uint32_t first = g.cell_start[c], last = g.cell_start[c + 1];
+      for (std::size_t row = b; row < e; ++row) {
+        const std::uint32_t first = g.row_start(row), last = g.row_start(row + 1);
         if (first == last) continue;
-        kernel(g, std::uint32_t(c), buf.data(), scratch);
+        if (buf.size() < last - first) buf.resize(last - first);
+        kernel(g, std::uint32_t(row), buf.data(), scratch);
         for (std::uint32_t j = first; j < last; ++j) finish<D>(ctx, j, buf[j - first]);
       }
     });
