@@ -282,6 +282,26 @@ inline void finish_boid(const ModelParams<Real>& m, const StepContext<Real>& ctx
   integrate<Real, D>(m, kp, p, v, force, p_out, v_out);
 }
 
+/// finish_boid() for slot i of `in`, written to slot j of `out` (kind and id carried along):
+/// the write-back loop of both engines.
+template <class Real, int D>
+inline void finish_slot(const ModelParams<Real>& m, const StepContext<Real>& ctx,
+                        const BoidStore<Real>& in, std::size_t i, const FlockSums<Real>& sums,
+                        BoidStore<Real>& out, std::size_t j) {
+  Real p[3], v[3], po[3], vo[3];
+  for (int c = 0; c < D; ++c) {
+    p[c] = in.p[c][i];
+    v[c] = in.v[c][i];
+  }
+  finish_boid<Real, D>(m, ctx, in.kind[i], in.id[i], sums, p, v, po, vo);
+  for (int c = 0; c < D; ++c) {
+    out.p[c][j] = po[c];
+    out.v[c][j] = vo[c];
+  }
+  out.kind[j] = in.kind[i];
+  out.id[j] = in.id[i];
+}
+
 }  // namespace boids
 
 #include "core/behaviours.hpp"  // IWYU pragma: export

@@ -52,22 +52,8 @@ class NaiveEngine final : public EngineT<Real> {
     next_.dims = s.dims;
     next_.resize(s.n);
     const StepContext<Real> ctx = prepare_step(m, s, this->steps_, this->def_.seed);
-    for (std::size_t i = 0; i < s.n; ++i) {
-      Real pi[3], vi[3];
-      for (int c = 0; c < D; ++c) {
-        pi[c] = s.p[c][i];
-        vi[c] = s.v[c][i];
-      }
-      const FlockSums<Real> sums = sums_for<D>(i);
-      Real po[3], vo[3];
-      finish_boid<Real, D>(m, ctx, s.kind[i], s.id[i], sums, pi, vi, po, vo);
-      for (int c = 0; c < D; ++c) {
-        next_.p[c][i] = po[c];
-        next_.v[c][i] = vo[c];
-      }
-      next_.kind[i] = s.kind[i];
-      next_.id[i] = s.id[i];
-    }
+    for (std::size_t i = 0; i < s.n; ++i)
+      finish_slot<Real, D>(m, ctx, s, i, sums_for<D>(i), next_, i);
     this->s_.swap(next_);
   }
 

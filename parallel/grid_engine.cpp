@@ -188,18 +188,7 @@ class GridEngine final : public EngineT<Real> {
 
   template <int D>
   void finish(const StepContext<Real>& ctx, std::uint32_t j, const FlockSums<Real>& sums) {
-    Real p[3], v[3], po[3], vo[3];
-    for (int c = 0; c < D; ++c) {
-      p[c] = in_.p[c][j];
-      v[c] = in_.v[c][j];
-    }
-    finish_boid<Real, D>(m_, ctx, in_.kind[j], in_.id[j], sums, p, v, po, vo);
-    for (int c = 0; c < D; ++c) {
-      s_.p[c][j] = po[c];
-      s_.v[c][j] = vo[c];
-    }
-    s_.kind[j] = in_.kind[j];
-    s_.id[j] = in_.id[j];
+    finish_slot<Real, D>(m_, ctx, in_, j, sums, s_, j);
   }
 
   template <int D>
