@@ -126,19 +126,27 @@ struct XsimdPacks {
 #endif
 #ifdef __AVX512F__
       } else if constexpr (std::is_same_v<R, __m512>) {
+        // The zero-masking forms with a full mask are the same instruction; the plain forms
+        // pass _mm512_undefined_ps(), which GCC 12 at -O1 reports as uninitialised.
+        constexpr __mmask16 all16 = 0xFFFF;
         if constexpr (L == 0)
-          return _mm512_add_ps(_mm512_shuffle_f32x4(a, b, lo), _mm512_shuffle_f32x4(a, b, hi));
+          return _mm512_add_ps(_mm512_maskz_shuffle_f32x4(all16, a, b, lo),
+                               _mm512_maskz_shuffle_f32x4(all16, a, b, hi));
         else if constexpr (L == 1)
-          return _mm512_add_ps(_mm512_shuffle_f32x4(a, b, ev), _mm512_shuffle_f32x4(a, b, od));
+          return _mm512_add_ps(_mm512_maskz_shuffle_f32x4(all16, a, b, ev),
+                               _mm512_maskz_shuffle_f32x4(all16, a, b, od));
         else if constexpr (L == 2)
           return _mm512_add_ps(_mm512_shuffle_ps(a, b, lo), _mm512_shuffle_ps(a, b, hi));
         else
           return _mm512_add_ps(_mm512_shuffle_ps(a, b, ev), _mm512_shuffle_ps(a, b, od));
       } else if constexpr (std::is_same_v<R, __m512d>) {
+        constexpr __mmask8 all8 = 0xFF;
         if constexpr (L == 0)
-          return _mm512_add_pd(_mm512_shuffle_f64x2(a, b, lo), _mm512_shuffle_f64x2(a, b, hi));
+          return _mm512_add_pd(_mm512_maskz_shuffle_f64x2(all8, a, b, lo),
+                               _mm512_maskz_shuffle_f64x2(all8, a, b, hi));
         else if constexpr (L == 1)
-          return _mm512_add_pd(_mm512_shuffle_f64x2(a, b, ev), _mm512_shuffle_f64x2(a, b, od));
+          return _mm512_add_pd(_mm512_maskz_shuffle_f64x2(all8, a, b, ev),
+                               _mm512_maskz_shuffle_f64x2(all8, a, b, od));
         else
           return _mm512_add_pd(_mm512_unpacklo_pd(a, b), _mm512_unpackhi_pd(a, b));
 #endif
