@@ -44,7 +44,7 @@ struct BoxP {
 template <class Real>
 struct WorldBehaviour {
   Profile profile = Profile::standard;
-  bool any_kind_active = false;  // some kind has BehaviourParams::active
+  bool any_kind_active = false;  // kind 0 has BehaviourParams::active (see ModelParams)
   bool need_centre = false;      // some kind uses the global centre
   bool obstacles = false;        // spheres or boxes exist (hard push-out always applies)
   Real goal[3] = {0, 0, 0};

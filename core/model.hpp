@@ -64,7 +64,9 @@ struct ModelParams {
       p.beh = behaviour_params<Real>(d.kinds[k], d.dt);
     }
     m.beh = world_behaviour<Real>(d);
-    for (int k = 0; k < kKindCount; ++k) m.beh.any_kind_active |= m.kind[k].beh.active;
+    // Only kind 0 here: predators and leaders (active by default) switch the behaviour path
+    // on by being present (prepare_behaviours), so a plain flock keeps the plain path.
+    m.beh.any_kind_active = m.kind[0].beh.active;
     if (d.profile == Profile::abm) m.beh.any_kind_active = true;
     return m;
   }
