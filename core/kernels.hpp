@@ -4,16 +4,16 @@
 // A kernel computes the FlockSums of every boid in one x-row of cells. It copies the stencil
 // rows' cells once, column by column, into one candidate buffer (image shifts added), so the
 // candidates of each cell are one contiguous range of it; every boid of the cell streams that
-// range in SIMD batches, masking the lanes outside the range.
+// range in SIMD batches, masking the lanes past its end.
 //
 // Arithmetic contract (docs/engine.md): every path, scalar included, uses the same virtual
-// lane layout of kLanes = 64 / sizeof(Real) lanes. Candidate k of the row's buffer lands in
-// lane k mod kLanes; each lane sums in candidate order, and the lanes are combined by one
-// fixed pairwise tree. A W-wide ISA holds the kLanes lanes in kLanes / W registers. There
-// is no FMA (-ffp-contract=off, no explicit fma), and +, -, *, /, sqrt and nearbyint are
-// correctly rounded on every path, so all paths give bit-identical sums: the ISA only changes
-// the speed. The sums differ from the naive stepper's (one serial sum in id order) by
-// rounding only.
+// lane layout of kLanes = 64 / sizeof(Real) lanes. Candidate k of a cell's candidate range
+// (counted from the range's start in the row's buffer) lands in lane k mod kLanes; each lane sums
+// in candidate order, and the lanes are combined by one fixed pairwise tree. A W-wide ISA holds the
+// kLanes lanes in kLanes / W registers. There is no FMA (-ffp-contract=off, no explicit fma), and
+// +, -, *, /, sqrt and nearbyint are correctly rounded on every path, so all paths give
+// bit-identical sums: the ISA only changes the speed. The sums differ from the naive stepper's (one
+// serial sum in id order) by rounding only.
 #pragma once
 
 #include <cstddef>

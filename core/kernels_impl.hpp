@@ -3,9 +3,9 @@
 // arithmetic contract that makes every instantiation give bit-identical sums.
 //
 // A pack P provides: type B (Real or an xsimd batch) and M (its mask), width W, and
-// load, loadu, storeu, splat, lane_lt (mask of lanes < k), lane_ge (lanes >= k), lane_ne (all
-// lanes but k), add_if / sub_if (a +- x in the lanes of m, a unchanged elsewhere), any, sqrt, round
-// (nearbyint), and_ and store.
+// load, loadu, storeu, splat, lane_lt (mask of lanes < k), lane_ne (all lanes but k), add_if /
+// sub_if (a +- x in the lanes of m, a unchanged elsewhere), any, sqrt, round (nearbyint), and_ and
+// store.
 #pragma once
 
 #include <cstdint>
@@ -37,10 +37,9 @@ struct Kernel {
     B vlen, cosv;  // |v_i| and cos(theta / 2), for the view cone
   };
 
-  // Candidates [lo, hi) of the row's buffer, candidate k into lane k mod V, skipping slot
-  // `self`. The loop starts at the V-aligned slot below lo, so every load is aligned and a
-  // lane always sees the same candidates; the lanes outside [lo, hi) are masked.
-  // Full: no view cone.
+  // Candidates [lo, hi) of the row's buffer, candidate k into lane (k - lo) mod V, skipping
+  // slot `self`. Loads are unaligned: one masked tail per boid costs less than aligning the
+  // start (a second partial batch). Full: no view cone.
   template <bool Full>
   static inline void run(const GridView<Real>& g, const Boid& me, const Real* const* bp,
                          const Real* const* bv, std::uint32_t lo, std::uint32_t hi,
@@ -50,18 +49,17 @@ struct Kernel {
     const B rs2 = P::splat(g.kp.sep_radius2);
     const B zero = P::splat(Real(0));
     const B one = P::splat(Real(1));
-    for (std::uint32_t j = lo / V * V; j < hi; j += V) {
+    for (std::uint32_t j = lo; j < hi; j += V) {
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC unroll 16
 #endif
       for (int u = 0; u < U; ++u) {
         const std::uint32_t o = j + std::uint32_t(u * W);
         if (o >= hi) break;
-        if (o + W <= lo) continue;
         B d[D];
         B d2 = zero;
         for (int c = 0; c < D; ++c) {
-          d[c] = P::load(bp[c] + o) - me.p[c];
+          d[c] = P::loadu(bp[c] + o) - me.p[c];
           if constexpr (WM == WrapMode::min_image)
             d[c] = d[c] - P::splat(g.size) * P::round(d[c] * P::splat(g.inv_size));
           d2 = d2 + d[c] * d[c];
@@ -73,13 +71,12 @@ struct Kernel {
           // Same association as accumulate_pair: (sqrt(d2) * |v_i|) * cos.
           m = P::and_(m, dot >= P::sqrt(d2) * me.vlen * me.cosv);
         }
-        if (o < lo) m = P::and_(m, P::lane_ge(int(lo - o)));
         if (hi - o < std::uint32_t(W)) m = P::and_(m, P::lane_lt(int(hi - o)));
         if (self - o < std::uint32_t(W)) m = P::and_(m, P::lane_ne(int(self - o)));
         a.k[u] = P::add_if(a.k[u], m, one);
         for (int c = 0; c < D; ++c) {
           a.d[c][u] = P::add_if(a.d[c][u], m, d[c]);
-          a.v[c][u] = P::add_if(a.v[c][u], m, P::load(bv[c] + o));
+          a.v[c][u] = P::add_if(a.v[c][u], m, P::loadu(bv[c] + o));
         }
         const M ms = P::and_(m, P::and_(d2 > zero, d2 < rs2));
         // Rare (r_s is well inside r), but with 16 lanes a batch still holds a separation
@@ -240,10 +237,11 @@ struct Kernel {
       }
     }
     col_start[ncol] = k;
-    // Zero the last batch's tail: those lanes are masked, but must hold finite numbers.
+    // Zero the slots a last batch reads past the end: those lanes are masked, but should hold
+    // finite numbers rather than stale or never-written ones.
     for (int c = 0; c < D; ++c) {
-      for (std::size_t j = total; j < cap; ++j) bp[c][j] = Real(0);
-      for (std::size_t j = total; j < cap; ++j) bv[c][j] = Real(0);
+      for (std::size_t j = total; j < total + V; ++j) bp[c][j] = Real(0);
+      for (std::size_t j = total; j < total + V; ++j) bv[c][j] = Real(0);
     }
     const std::uint32_t row_first = g.cell_start[row * std::uint32_t(n0)];
     for (int x = 0; x < n0; ++x) {

@@ -18,7 +18,6 @@ struct ScalarPack {
   static void storeu(Real* p, B a) { *p = a; }
   static B splat(Real x) { return x; }
   static M lane_lt(int k) { return 0 < k; }
-  static M lane_ge(int k) { return 0 >= k; }
   static M lane_ne(int k) { return k != 0; }
   static B add_if(B a, M m, B x) { return m ? a + x : a; }
   static B sub_if(B a, M m, B x) { return m ? a - x : a; }

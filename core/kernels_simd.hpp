@@ -28,7 +28,6 @@ struct XsimdPacks {
     alignas(64) static constexpr Real iota[16] = {0, 1, 2,  3,  4,  5,  6,  7,
                                                   8, 9, 10, 11, 12, 13, 14, 15};
     static M lane_lt(int k) { return B::load_aligned(iota) < B(Real(k)); }
-    static M lane_ge(int k) { return B::load_aligned(iota) >= B(Real(k)); }
     static M lane_ne(int k) { return B::load_aligned(iota) != B(Real(k)); }
     // Masked accumulation: one merge-masked instruction on AVX-512, an add and a blend below.
     static B add_if(B a, M m, B x) {
