@@ -71,22 +71,35 @@ class GridEngine final : public EngineT<Real> {
     std::vector<std::uint32_t> ranks(s_.n);
     cl.build(settings(), s_, slot_of_rank(), in, ranks.data(), *ex_);
     const GridView<Real> g = cl.view(in, m_);
+    // The model's own scalar pair rule (generic_cell_sums), not the SIMD kernel: an
+    // independent count. Parallel over x-rows; integer sums per row, so any split is exact.
+    std::vector<PairCounts> per_row(g.nrows());
+    ex_->parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
+      std::vector<FlockSums<Real>> buf(cl.max_occupancy());
+      CandidateRun<Real> runs[kMaxRuns];
+      KernelScratch<Real> scratch;
+      for (std::size_t row = b; row < e; ++row) {
+        PairCounts& pr = per_row[row];
+        const std::uint32_t c0 = std::uint32_t(row) * std::uint32_t(g.n[0]);
+        for (std::uint32_t cell = c0; cell < c0 + std::uint32_t(g.n[0]); ++cell) {
+          const std::uint32_t occ = g.cell_start[cell + 1] - g.cell_start[cell];
+          if (occ == 0) continue;
+          const int nr = cell_runs(g, cell, runs);
+          std::uint64_t cand = 0;
+          for (int r = 0; r < nr; ++r) cand += runs[r].end - runs[r].begin;
+          pr.candidates += occ * (cand - 1);
+          if (m_.dims == 2)
+            generic_cell_sums<Real, 2>(g, cell, buf.data(), scratch);
+          else
+            generic_cell_sums<Real, 3>(g, cell, buf.data(), scratch);
+          for (std::uint32_t k = 0; k < occ; ++k) pr.neighbours += std::uint64_t(buf[k].k);
+        }
+      }
+    });
     PairCounts pc;
-    std::vector<FlockSums<Real>> buf(cl.max_occupancy());
-    CandidateRun<Real> runs[kMaxRuns];
-    KernelScratch<Real> scratch;
-    for (std::uint32_t cell = 0; cell < g.ncells(); ++cell) {
-      const std::uint32_t occ = g.cell_start[cell + 1] - g.cell_start[cell];
-      if (occ == 0) continue;
-      const int nr = cell_runs(g, cell, runs);
-      std::uint64_t cand = 0;
-      for (int r = 0; r < nr; ++r) cand += runs[r].end - runs[r].begin;
-      pc.candidates += occ * (cand - 1);
-      if (m_.dims == 2)
-        generic_cell_sums<Real, 2>(g, cell, buf.data(), scratch);
-      else
-        generic_cell_sums<Real, 3>(g, cell, buf.data(), scratch);
-      for (std::uint32_t k = 0; k < occ; ++k) pc.neighbours += std::uint64_t(buf[k].k);
+    for (const PairCounts& pr : per_row) {
+      pc.candidates += pr.candidates;
+      pc.neighbours += pr.neighbours;
     }
     for (std::uint32_t i = cl.boid_end(); i < in.n; ++i) {
       FlockSums<Real> s = m_.dims == 2 ? special_sums<2>(in, cl.boid_end(), i)
