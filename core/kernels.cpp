@@ -44,8 +44,8 @@ Isa env_cap() noexcept {
 }
 
 struct Tables {
-  RowKernelTable<float> f[4] = {};
-  RowKernelTable<double> d[4] = {};
+  KernelTable<float> f[4] = {};
+  KernelTable<double> d[4] = {};
   Tables() {
     kernel_table_scalar(f[0], d[0]);
 #if !defined(BOIDS_DISABLE_SIMD) && (defined(__x86_64__) || defined(_M_X64))
@@ -78,9 +78,20 @@ RowKernel<Real> select_row_kernel(Isa isa, int dims, WrapMode wrap, bool full_vi
   const Tables& t = tables();
   const int i = int(isa), dd = dims == 2 ? 0 : 1, w = int(wrap), v = full_view ? 1 : 0;
   if constexpr (sizeof(Real) == 4)
-    return t.f[i][dd][w][v];
+    return t.f[i].row[dd][w][v];
   else
-    return t.d[i][dd][w][v];
+    return t.d[i].row[dd][w][v];
+}
+
+template <class Real>
+FinishRow<Real> select_finish_row(Isa isa, int dims, Boundary boundary) {
+  if (isa > dispatched_isa(true)) isa = dispatched_isa(true);
+  const Tables& t = tables();
+  const int i = int(isa), dd = dims == 2 ? 0 : 1, b = int(boundary);
+  if constexpr (sizeof(Real) == 4)
+    return t.f[i].finish[dd][b];
+  else
+    return t.d[i].finish[dd][b];
 }
 
 template <class Real>
@@ -93,5 +104,7 @@ template void grow_scratch(KernelScratch<float>&, std::size_t, std::size_t);
 template void grow_scratch(KernelScratch<double>&, std::size_t, std::size_t);
 template RowKernel<float> select_row_kernel<float>(Isa, int, WrapMode, bool);
 template RowKernel<double> select_row_kernel<double>(Isa, int, WrapMode, bool);
+template FinishRow<float> select_finish_row<float>(Isa, int, Boundary);
+template FinishRow<double> select_finish_row<double>(Isa, int, Boundary);
 
 }  // namespace boids

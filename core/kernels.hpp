@@ -162,13 +162,41 @@ using RowKernel = void (*)(const GridView<Real>& g, std::uint32_t row, FlockSums
 template <class Real>
 RowKernel<Real> select_row_kernel(Isa isa, int dims, WrapMode wrap, bool full_view);
 
-// Per-ISA kernel tables, defined in kernels_<isa>.cpp: [dims - 2][wrap mode][full view].
+/// What the vectorised finish of the plain standard model reads and writes: the step's input
+/// in cell order, the output store's arrays (same slots), kind 0's rules and the world.
 template <class Real>
-using RowKernelTable = RowKernel<Real>[2][3][2];
-void kernel_table_scalar(RowKernelTable<float>& f, RowKernelTable<double>& d);
-void kernel_table_sse42(RowKernelTable<float>& f, RowKernelTable<double>& d);
-void kernel_table_avx2(RowKernelTable<float>& f, RowKernelTable<double>& d);
-void kernel_table_avx512(RowKernelTable<float>& f, RowKernelTable<double>& d);
+struct FinishView {
+  const Real* p[3] = {nullptr, nullptr, nullptr};
+  const Real* v[3] = {nullptr, nullptr, nullptr};
+  Real* p_out[3] = {nullptr, nullptr, nullptr};
+  Real* v_out[3] = {nullptr, nullptr, nullptr};
+  KindParams<Real> kp{};
+  Real dt = 0, size = 0, inv_size = 0;
+};
+
+/// finish_boid() without behaviours (flock_force, integrate, move) for slots [first, first +
+/// count), sums[k] belonging to slot first + k, several boids per SIMD batch. Bit-identical
+/// to the scalar finish_boid: the same correctly rounded operations in the same order, with
+/// selects for its branches. Only kind 0 and only when no behaviour is active.
+template <class Real>
+using FinishRow = void (*)(const FinishView<Real>& f, std::uint32_t first, std::uint32_t count,
+                           const FlockSums<Real>* sums);
+
+/// The vectorised finish for an instruction set, dimension and boundary; nullptr for the
+/// scalar path (the engine then calls finish_boid per boid).
+template <class Real>
+FinishRow<Real> select_finish_row(Isa isa, int dims, Boundary boundary);
+
+// Per-ISA tables, defined in kernels_<isa>.cpp.
+template <class Real>
+struct KernelTable {
+  RowKernel<Real> row[2][3][2] = {};  ///< [dims - 2][wrap mode][full view]
+  FinishRow<Real> finish[2][3] = {};  ///< [dims - 2][boundary]; empty for scalar
+};
+void kernel_table_scalar(KernelTable<float>& f, KernelTable<double>& d);
+void kernel_table_sse42(KernelTable<float>& f, KernelTable<double>& d);
+void kernel_table_avx2(KernelTable<float>& f, KernelTable<double>& d);
+void kernel_table_avx512(KernelTable<float>& f, KernelTable<double>& d);
 
 }  // namespace boids
 

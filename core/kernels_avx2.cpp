@@ -3,7 +3,7 @@
 
 namespace boids {
 
-void kernel_table_avx2(RowKernelTable<float>& f, RowKernelTable<double>& d) {
+void kernel_table_avx2(KernelTable<float>& f, KernelTable<double>& d) {
   using Packs = kernels_detail::XsimdPacks<xsimd::avx2>;
   kernels_detail::fill_table<Packs::Pack, float>(f);
   kernels_detail::fill_table<Packs::Pack, double>(d);

@@ -4,7 +4,7 @@
 
 namespace boids {
 
-void kernel_table_avx512(RowKernelTable<float>& f, RowKernelTable<double>& d) {
+void kernel_table_avx512(KernelTable<float>& f, KernelTable<double>& d) {
   using Packs = kernels_detail::XsimdPacks<xsimd::avx512f>;
   kernels_detail::fill_table<Packs::Pack, float>(f);
   kernels_detail::fill_table<Packs::Pack, double>(d);

@@ -30,7 +30,7 @@ struct ScalarPack {
 
 }  // namespace
 
-void kernel_table_scalar(RowKernelTable<float>& f, RowKernelTable<double>& d) {
+void kernel_table_scalar(KernelTable<float>& f, KernelTable<double>& d) {
   kernels_detail::fill_table<ScalarPack, float>(f);
   kernels_detail::fill_table<ScalarPack, double>(d);
 }

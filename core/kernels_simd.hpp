@@ -54,7 +54,10 @@ struct XsimdPacks {
     }
     static bool any(M m) { return xsimd::any(m); }
     static M and_(M a, M b) { return a && b; }
+    static M or_(M a, M b) { return a || b; }
     static B sqrt(B a) { return xsimd::sqrt(a); }
+    static B floor(B a) { return xsimd::floor(a); }
+    static B sel(M m, B a, B b) { return xsimd::select(m, a, b); }
     static B round(B a) { return xsimd::nearbyint(a); }
     static void store(Real* p, B a) { a.store_aligned(p); }
     // The in-register part of the lane tree (kernels_impl.hpp, Kernel::reduce) for Q sums at

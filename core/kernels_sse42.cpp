@@ -3,7 +3,7 @@
 
 namespace boids {
 
-void kernel_table_sse42(RowKernelTable<float>& f, RowKernelTable<double>& d) {
+void kernel_table_sse42(KernelTable<float>& f, KernelTable<double>& d) {
   using Packs = kernels_detail::XsimdPacks<xsimd::sse4_2>;
   kernels_detail::fill_table<Packs::Pack, float>(f);
   kernels_detail::fill_table<Packs::Pack, double>(d);

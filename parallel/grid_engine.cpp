@@ -214,6 +214,23 @@ class GridEngine final : public EngineT<Real> {
     const StepContext<Real> ctx = prepare_step(m_, in_, steps_, def_.seed);
     const GridView<Real> g = cells_.view(in_, m_);
     const RowKernel<Real> kernel = pick_kernel();
+    // Without behaviours the cells' boids (all kind 0) finish in SIMD batches, bit-identical
+    // to finish_boid; the scalar path and the behaviour path finish boid by boid.
+    const FinishRow<Real> fin =
+        ctx.beh.active ? nullptr : select_finish_row<Real>(isa_, m_.dims, m_.boundary);
+    FinishView<Real> fv;
+    if (fin) {
+      for (int c = 0; c < 3; ++c) {
+        fv.p[c] = in_.p[c].data();
+        fv.v[c] = in_.v[c].data();
+        fv.p_out[c] = s_.p[c].data();
+        fv.v_out[c] = s_.v[c].data();
+      }
+      fv.kp = m_.kind[0];
+      fv.dt = m_.dt;
+      fv.size = m_.size;
+      fv.inv_size = m_.inv_size;
+    }
     // One task per x-row of cells: the row kernel copies each cell of the stencil rows once.
     ex_->parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
       std::vector<FlockSums<Real>> buf;
@@ -223,7 +240,15 @@ class GridEngine final : public EngineT<Real> {
         if (first == last) continue;
         if (buf.size() < last - first) buf.resize(last - first);
         kernel(g, std::uint32_t(row), buf.data(), scratch);
-        for (std::uint32_t j = first; j < last; ++j) finish<D>(ctx, j, buf[j - first]);
+        if (fin) {
+          fin(fv, first, last - first, buf.data());
+          for (std::uint32_t j = first; j < last; ++j) {
+            s_.kind[j] = in_.kind[j];
+            s_.id[j] = in_.id[j];
+          }
+        } else {
+          for (std::uint32_t j = first; j < last; ++j) finish<D>(ctx, j, buf[j - first]);
+        }
       }
     });
     const std::uint32_t first = cells_.boid_end();
