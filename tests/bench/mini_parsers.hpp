@@ -1,6 +1,7 @@
-// Tiny strict parsers the bench tests use to read the harness's own output back: a JSON
-// parser (RFC 8259 subset: everything the writer can produce) and an XML well-formedness
-// check that also counts elements. They throw std::runtime_error on malformed input.
+// Tiny strict parsers the bench tests use to read the harness's own output back: a CSV line
+// splitter, a JSON parser (RFC 8259 subset: everything the writer can produce) and an XML
+// well-formedness check that also counts elements. They throw std::runtime_error on malformed
+// input.
 #pragma once
 
 #include <cctype>
@@ -13,6 +14,26 @@
 #include <vector>
 
 namespace boids::test {
+
+// Splits one CSV line honouring quotes.
+inline std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool q = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (q && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      out.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      q = !q;
+    } else if (c == ',' && !q) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
 
 struct Json {
   enum class Type { null, boolean, number, string, array, object } type = Type::null;

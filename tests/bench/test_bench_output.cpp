@@ -11,6 +11,7 @@
 
 using namespace boids;
 using namespace boids::bench;
+using boids::test::csv_fields;
 using boids::test::parse_json;
 using boids::test::parse_xml;
 
@@ -54,26 +55,6 @@ std::vector<Result> sample() {
   rs.push_back(u);
   derive(rs);
   return rs;
-}
-
-// Splits one CSV line honouring quotes.
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool q = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (q && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      out.back() += '"';
-      ++i;
-    } else if (c == '"') {
-      q = !q;
-    } else if (c == ',' && !q) {
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  return out;
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 using namespace boids;
 using namespace boids::bench;
+using boids::test::csv_fields;
 namespace fs = std::filesystem;
 
 namespace {
@@ -20,25 +21,6 @@ std::string slurp(const fs::path& p) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-// Splits one CSV line honouring quotes.
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool q = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (q && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      out.back() += '"';
-      ++i;
-    } else if (c == '"') {
-      q = !q;
-    } else if (c == ',' && !q) {
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  return out;
 }
 fs::path fresh_dir(const std::string& name) {
   const fs::path d = fs::path(BOIDS_BINARY_DIR) / "bench-test-out" / name;
