@@ -133,8 +133,8 @@ struct Result {
   std::string kernel;  ///< EngineBase::kernel_name(): the instruction set dispatched
   Summary ms;          ///< ms per step over the repetitions (wall clock)
   /// Grid engines: ms per pass of the neighbour kernel alone (boids::grid_neighbour_pass over
-  /// the last step's cell list), `reps` repetitions of `steps_per_rep` passes. n = 0 (all
-  /// zeros) for naive and for rows not measured.
+  /// a cell list of the state count_pairs() counted), `reps` repetitions of `steps_per_rep`
+  /// passes. n = 0 (all zeros) for naive and for rows not measured.
   Summary kernel_ms;
   double cpu_ms = 0;  ///< median process CPU ms per step (all threads); < ms when others run
   int warmup = 0, reps = 0, steps_per_rep = 0;
@@ -188,7 +188,7 @@ BudgetDecision check_budget(const Config& c, const std::vector<Result>& done, co
 /// Step-cost exponent used for predictions: 2 for naive, 1 for the grid engine.
 int cost_exponent(Variant v);
 /// What one timed step of a repetition costs, in steps: 1 for naive, 2 for the grid engines
-/// (the step and the kernel-only pass timed after it, which is at most a step).
+/// (the step and one kernel-only pass, which is at most a step).
 int rep_cost_steps(Variant v);
 
 // ---------------------------------------------------------------------------------------------
