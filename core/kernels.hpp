@@ -76,7 +76,6 @@ template <class Real>
 struct CandidateRun {
   std::uint32_t begin, end;
   Real shift[3];
-  bool own;  ///< contains the cell's own boids (the boid itself is cut out of it)
 };
 
 /// Most runs a stencil can have: (2*2+1)^2 rows in 3D, each split in two at the wrap seam.
@@ -94,12 +93,11 @@ static inline int cell_runs(const GridView<Real>& g, std::uint32_t cell, Candida
   const bool wrap = g.wrap != WrapMode::none;
   const bool shift = g.wrap == WrapMode::shift;
   int count = 0;
-  auto add = [&](int x0, int x1, int row, Real sx, Real sy, Real sz, bool own_row) {
+  auto add = [&](int x0, int x1, int row, Real sx, Real sy, Real sz) {
     const std::uint32_t b = g.cell_start[std::size_t(row) + std::size_t(x0)];
     const std::uint32_t e = g.cell_start[std::size_t(row) + std::size_t(x1) + 1];
-    const bool own = own_row && x0 <= c0 && c0 <= x1;
-    if (b == e && !own) return;
-    runs[count++] = {b, e, {shift ? sx : Real(0), shift ? sy : Real(0), shift ? sz : Real(0)}, own};
+    if (b == e) return;
+    runs[count++] = {b, e, {shift ? sx : Real(0), shift ? sy : Real(0), shift ? sz : Real(0)}};
   };
   for (int dz = -g.reach[2]; dz <= g.reach[2]; ++dz) {
     int z = c2 + dz;
@@ -118,18 +116,17 @@ static inline int cell_runs(const GridView<Real>& g, std::uint32_t cell, Candida
         y = y < 0 ? y + g.n[1] : y - g.n[1];
       }
       const int row = g.n[0] * (y + g.n[1] * z);
-      const bool own_row = dy == 0 && dz == 0;
       const int lo = c0 - g.reach[0], hi = c0 + g.reach[0];
       if (!wrap) {
-        add(lo < 0 ? 0 : lo, hi >= g.n[0] ? g.n[0] - 1 : hi, row, 0, sy, sz, own_row);
+        add(lo < 0 ? 0 : lo, hi >= g.n[0] ? g.n[0] - 1 : hi, row, 0, sy, sz);
       } else if (lo < 0) {
-        add(lo + g.n[0], g.n[0] - 1, row, -g.size, sy, sz, false);
-        add(0, hi, row, 0, sy, sz, own_row);
+        add(lo + g.n[0], g.n[0] - 1, row, -g.size, sy, sz);
+        add(0, hi, row, 0, sy, sz);
       } else if (hi >= g.n[0]) {
-        add(lo, g.n[0] - 1, row, 0, sy, sz, own_row);
-        add(0, hi - g.n[0], row, g.size, sy, sz, false);
+        add(lo, g.n[0] - 1, row, 0, sy, sz);
+        add(0, hi - g.n[0], row, g.size, sy, sz);
       } else {
-        add(lo, hi, row, 0, sy, sz, own_row);
+        add(lo, hi, row, 0, sy, sz);
       }
     }
   }
