@@ -2,8 +2,9 @@
 //
 //   cells_.build(s_ -> in_)      cell list + gather into cell order (parallel/cell_list.hpp)
 //   ctx = prepare_step(in_)      serial, once, on the canonical cell order
-//   for each cell (parallel):    kernel sums for the cell's boids (core/kernels.hpp), then
-//                                finish_boid() per boid, written into s_ at the same slot
+//   for each x-row of cells      row kernel sums for the row's boids (core/kernels.hpp), then
+//     (parallel):                the finish (FinishRow in SIMD batches when no behaviour is
+//                                active, else finish_boid per boid), into s_ at the same slot
 //   kinds 1/2 (parallel):        brute force over their own kind with accumulate_pair
 //
 // s_ thus always holds the state in the cell order of the grid built at the start of the last
@@ -111,28 +112,22 @@ class GridEngine final : public EngineT<Real> {
     return pc;
   }
 
-  void bench_build() {
+  // The cell list and in_ from s_ (a step's first stage); the new rank -> slot map goes to
+  // tmp_rank_. Also the bench's grid_build_cells().
+  void build_cells() {
     tmp_rank_.resize(s_.n);
     cells_.build(settings(), s_, slot_of_rank(), in_, tmp_rank_.data(), *ex_);
   }
 
   std::uint64_t bench_kernel() {
-    if (in_.n != s_.n) bench_build();
+    if (in_.n != s_.n) build_cells();
     const GridView<Real> g = cells_.view(in_, m_);
-    const RowKernel<Real> kernel = pick_kernel();
     std::vector<std::uint64_t> per_row(g.nrows(), 0);
-    ex_->parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
-      std::vector<FlockSums<Real>> buf;
-      KernelScratch<Real> scratch;
-      for (std::size_t row = b; row < e; ++row) {
-        const std::uint32_t first = g.row_start(row), last = g.row_start(row + 1);
-        if (first == last) continue;
-        if (buf.size() < last - first) buf.resize(last - first);
-        kernel(g, std::uint32_t(row), buf.data(), scratch);
-        std::uint64_t k = 0;
-        for (std::uint32_t i = 0; i < last - first; ++i) k += std::uint64_t(buf[i].k);
-        per_row[row] = k;
-      }
+    for_each_row(g, [&](std::size_t row, std::uint32_t first, std::uint32_t last,
+                        const FlockSums<Real>* sums) {
+      std::uint64_t k = 0;
+      for (std::uint32_t i = 0; i < last - first; ++i) k += std::uint64_t(sums[i].k);
+      per_row[row] = k;
     });
     std::uint64_t total = 0;
     for (std::uint64_t k : per_row) total += k;
@@ -163,6 +158,25 @@ class GridEngine final : public EngineT<Real> {
     gs.radius = double(m_.kind[0].radius);
     gs.cells_per_radius = def_.cells_per_radius;
     return gs;
+  }
+
+  // Runs the row kernel over every non-empty x-row of g in parallel (one task per row: the
+  // kernel copies each cell of the stencil rows once per row), then done(row, first slot,
+  // end slot, the row's sums) on the same thread.
+  template <class F>
+  void for_each_row(const GridView<Real>& g, F&& done) {
+    const RowKernel<Real> kernel = pick_kernel();
+    ex_->parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
+      std::vector<FlockSums<Real>> buf;
+      KernelScratch<Real> scratch;
+      for (std::size_t row = b; row < e; ++row) {
+        const std::uint32_t first = g.row_start(row), last = g.row_start(row + 1);
+        if (first == last) continue;
+        if (buf.size() < last - first) buf.resize(last - first);
+        kernel(g, std::uint32_t(row), buf.data(), scratch);
+        done(row, first, last, static_cast<const FlockSums<Real>*>(buf.data()));
+      }
+    });
   }
 
   RowKernel<Real> pick_kernel() const {
@@ -207,13 +221,11 @@ class GridEngine final : public EngineT<Real> {
   template <int D>
   void step_once() {
     const std::size_t n = s_.n;
-    tmp_rank_.resize(n);
-    cells_.build(settings(), s_, slot_of_rank(), in_, tmp_rank_.data(), *ex_);
+    build_cells();
     rank_slot_.swap(tmp_rank_);
     id_order_ = false;
     const StepContext<Real> ctx = prepare_step(m_, in_, steps_, def_.seed);
     const GridView<Real> g = cells_.view(in_, m_);
-    const RowKernel<Real> kernel = pick_kernel();
     // Without behaviours the cells' boids (all kind 0) finish in SIMD batches, bit-identical
     // to finish_boid; the scalar path and the behaviour path finish boid by boid.
     const FinishRow<Real> fin =
@@ -231,26 +243,18 @@ class GridEngine final : public EngineT<Real> {
       fv.size = m_.size;
       fv.inv_size = m_.inv_size;
     }
-    // One task per x-row of cells: the row kernel copies each cell of the stencil rows once.
-    ex_->parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
-      std::vector<FlockSums<Real>> buf;
-      KernelScratch<Real> scratch;
-      for (std::size_t row = b; row < e; ++row) {
-        const std::uint32_t first = g.row_start(row), last = g.row_start(row + 1);
-        if (first == last) continue;
-        if (buf.size() < last - first) buf.resize(last - first);
-        kernel(g, std::uint32_t(row), buf.data(), scratch);
-        if (fin) {
-          fin(fv, first, last - first, buf.data());
-          for (std::uint32_t j = first; j < last; ++j) {
-            s_.kind[j] = in_.kind[j];
-            s_.id[j] = in_.id[j];
+    for_each_row(
+        g, [&](std::size_t, std::uint32_t first, std::uint32_t last, const FlockSums<Real>* sums) {
+          if (fin) {
+            fin(fv, first, last - first, sums);
+            for (std::uint32_t j = first; j < last; ++j) {
+              s_.kind[j] = in_.kind[j];
+              s_.id[j] = in_.id[j];
+            }
+          } else {
+            for (std::uint32_t j = first; j < last; ++j) finish<D>(ctx, j, sums[j - first]);
           }
-        } else {
-          for (std::uint32_t j = first; j < last; ++j) finish<D>(ctx, j, buf[j - first]);
-        }
-      }
-    });
+        });
     const std::uint32_t first = cells_.boid_end();
     ex_->parallel_for(n - first, 1, [&](std::size_t b, std::size_t e) {
       for (std::size_t k = b; k < e; ++k) {
@@ -284,9 +288,9 @@ std::unique_ptr<EngineBase> make_grid_engine(const WorldDef& def) {
 
 void grid_build_cells(World& w) {
   if (w.precision() == Precision::f64)
-    grid_of<double>(w).bench_build();
+    grid_of<double>(w).build_cells();
   else
-    grid_of<float>(w).bench_build();
+    grid_of<float>(w).build_cells();
 }
 
 std::uint64_t grid_neighbour_pass(World& w) {
