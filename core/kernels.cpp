@@ -72,26 +72,26 @@ Isa dispatched_isa(bool simd) noexcept {
   return cpu < cap ? cpu : cap;
 }
 
+namespace {
+// The table of the best instruction set up to `isa` that this binary and CPU have.
+template <class Real>
+const KernelTable<Real>& table_for(Isa isa) {
+  if (isa > dispatched_isa(true)) isa = dispatched_isa(true);
+  if constexpr (sizeof(Real) == 4)
+    return tables().f[int(isa)];
+  else
+    return tables().d[int(isa)];
+}
+}  // namespace
+
 template <class Real>
 RowKernel<Real> select_row_kernel(Isa isa, int dims, WrapMode wrap, bool full_view) {
-  if (isa > dispatched_isa(true)) isa = dispatched_isa(true);
-  const Tables& t = tables();
-  const int i = int(isa), dd = dims == 2 ? 0 : 1, w = int(wrap), v = full_view ? 1 : 0;
-  if constexpr (sizeof(Real) == 4)
-    return t.f[i].row[dd][w][v];
-  else
-    return t.d[i].row[dd][w][v];
+  return table_for<Real>(isa).row[dims == 2 ? 0 : 1][int(wrap)][full_view ? 1 : 0];
 }
 
 template <class Real>
 FinishRow<Real> select_finish_row(Isa isa, int dims, Boundary boundary) {
-  if (isa > dispatched_isa(true)) isa = dispatched_isa(true);
-  const Tables& t = tables();
-  const int i = int(isa), dd = dims == 2 ? 0 : 1, b = int(boundary);
-  if constexpr (sizeof(Real) == 4)
-    return t.f[i].finish[dd][b];
-  else
-    return t.d[i].finish[dd][b];
+  return table_for<Real>(isa).finish[dims == 2 ? 0 : 1][int(boundary)];
 }
 
 template <class Real>
