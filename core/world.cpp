@@ -80,6 +80,7 @@ Precision World::precision() const noexcept { return engine_->precision(); }
 State World::state() const { return engine_->state(); }
 void World::set_state(const State& s) { engine_->set_state(s); }
 std::uint64_t World::state_hash() const { return engine_->state_hash(); }
+std::string World::kernel_name() const { return engine_->kernel_name(); }
 std::span<const std::uint8_t> World::kinds() const { return engine_->kinds(); }
 std::span<const std::uint32_t> World::ids() const { return engine_->ids(); }
 EngineBase& World::engine() noexcept { return *engine_; }
@@ -97,7 +98,7 @@ const EngineT<T>& typed(const EngineBase& e) {
 template <class T>
 ComponentsView<T> World::positions() const {
   const BoidStore<T>& s = typed<T>(*engine_).id_ordered();
-  ComponentsView<T> v{{s.p[0].data(), s.n}, {s.p[1].data(), s.n}, {}};
+  ComponentsView<T> v{{s.p[0].data(), s.n}, {s.p[1].data(), s.n}, {}, s.capacity()};
   if (s.dims == 3) v.z = {s.p[2].data(), s.n};
   return v;
 }
@@ -105,7 +106,7 @@ ComponentsView<T> World::positions() const {
 template <class T>
 ComponentsView<T> World::velocities() const {
   const BoidStore<T>& s = typed<T>(*engine_).id_ordered();
-  ComponentsView<T> v{{s.v[0].data(), s.n}, {s.v[1].data(), s.n}, {}};
+  ComponentsView<T> v{{s.v[0].data(), s.n}, {s.v[1].data(), s.n}, {}, s.capacity()};
   if (s.dims == 3) v.z = {s.v[2].data(), s.n};
   return v;
 }

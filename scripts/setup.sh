@@ -8,7 +8,8 @@ packages=(
   libtbb-dev libxsimd-dev libglm-dev catch2 libtomlplusplus-dev libcli11-dev libfmt-dev
   libbenchmark-dev
   libglfw3-dev libepoxy-dev libimgui-dev libstb-dev libgl1-mesa-dri xvfb xauth
-  python3 python3-numpy
+  python3 python3-numpy python3-dev python3-venv python3-pytest python3-matplotlib
+  python3-setuptools python3-pybind11 pybind11-dev
 )
 
 missing=()

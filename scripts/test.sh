@@ -11,9 +11,15 @@ san=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1
   -DBOIDS_BUILD_BENCH=OFF -DBOIDS_BUILD_VIEWER=OFF)
 
 echo "== Release build and tests"
-cmake -S . -B build/test -DCMAKE_BUILD_TYPE=Release "${common[@]}"
+cmake -S . -B build/test -DCMAKE_BUILD_TYPE=Release "${common[@]}" -DBOIDS_PYTHON=ON
 cmake --build build/test -j"$jobs"
 ctest --test-dir build/test --output-on-failure -j"$jobs"
+
+echo "== Python package: pip install into a fresh venv (offline, Debian's setuptools and pybind11)"
+rm -rf build/venv
+/usr/bin/python3 -m venv --system-site-packages build/venv
+BOIDS_JOBS=$jobs build/venv/bin/pip install --no-build-isolation --no-index --quiet .
+(cd build && venv/bin/python -c "import boids; w = boids.World(count=1000, threads=2); w.step(3); print('installed:', w)")
 
 if [[ ${BOIDS_SKIP_SANITIZERS:-0} != 1 ]]; then
   echo "== AddressSanitizer + UndefinedBehaviorSanitizer"

@@ -35,6 +35,10 @@ class Error : public std::runtime_error {
 template <class T>
 struct ComponentsView {
   std::span<const T> x, y, z;
+  /// The components lie in one block at this fixed distance (in elements, >= the count):
+  /// y.data() == x.data() + stride, and z.data() == y.data() + stride in 3D. So the view is
+  /// also one strided (count, dims) array, e.g. a zero-copy numpy view.
+  std::size_t stride = 0;
 };
 
 /// Boid state in id order, for writing back with World::set_state(). Vectors of size count
@@ -131,6 +135,10 @@ class World {
 
   /// Hash of the exact bytes of the state in id order (FNV-1a 64), for determinism checks.
   std::uint64_t state_hash() const;
+
+  /// The kernel path stepping this world: "naive" for the reference stepper, else the grid
+  /// engine's instruction set, e.g. "scalar", "sse4.2", "avx2+fma" or "avx512".
+  std::string kernel_name() const;
 
   /// Internal engine, for tools inside this project (bench, tests). Not a stable API.
   EngineBase& engine() noexcept;

@@ -1,0 +1,45 @@
+"""Builds the compiled module boids._boids with the project's own CMake build.
+
+pip (with --no-build-isolation, on Debian's setuptools) calls this through pyproject.toml;
+the C++ library, the module and their flags come from CMakeLists.txt with BOIDS_PYTHON=ON
+and everything else (tests, bench, viewer, programs) off. BOIDS_CMAKE_ARGS adds arguments;
+BOIDS_JOBS sets the parallel build jobs (default 2).
+"""
+import os
+import shlex
+import subprocess
+import sys
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+
+
+class CMakeExtension(Extension):
+    def __init__(self, name):
+        super().__init__(name, sources=[])
+
+
+class CMakeBuild(build_ext):
+    def build_extension(self, ext):
+        out = os.path.dirname(os.path.abspath(self.get_ext_fullpath(ext.name)))
+        build = os.path.abspath(os.path.join(self.build_temp, "cmake"))
+        os.makedirs(build, exist_ok=True)
+        args = [
+            "-DCMAKE_BUILD_TYPE=Release",
+            "-DBOIDS_PYTHON=ON",
+            "-DBOIDS_BUILD_TESTS=OFF",
+            "-DBOIDS_BUILD_BENCH=OFF",
+            "-DBOIDS_BUILD_CLI=OFF",
+            "-DBOIDS_BUILD_VIEWER=OFF",
+            f"-DPython3_EXECUTABLE={sys.executable}",
+            f"-DBOIDS_PYTHON_DIR={out}",
+        ] + shlex.split(os.environ.get("BOIDS_CMAKE_ARGS", ""))
+        subprocess.run(["cmake", "-S", ROOT, "-B", build] + args, check=True)
+        jobs = os.environ.get("BOIDS_JOBS", "2")
+        subprocess.run(["cmake", "--build", build, "-j", jobs, "--target", "boids_python"],
+                       check=True)
+
+
+setup(ext_modules=[CMakeExtension("boids._boids")], cmdclass={"build_ext": CMakeBuild})
