@@ -43,16 +43,20 @@ Isa env_cap() noexcept {
   return Isa::avx512;
 }
 
+// Each table is filled by code compiled with its own instruction set's flags (the compiler may
+// store the pointers with, say, AVX-512 moves), so only the sets this CPU runs are filled; the
+// others stay empty and table_for() never reaches them.
 struct Tables {
   KernelTable<float> f[4] = {};
   KernelTable<double> d[4] = {};
   Tables() {
     kernel_table_scalar(f[0], d[0]);
 #if !defined(BOIDS_DISABLE_SIMD) && (defined(__x86_64__) || defined(_M_X64))
-    kernel_table_sse42(f[1], d[1]);
-    kernel_table_avx2(f[2], d[2]);
+    const Isa cpu = cpu_isa();
+    if (cpu >= Isa::sse42) kernel_table_sse42(f[1], d[1]);
+    if (cpu >= Isa::avx2) kernel_table_avx2(f[2], d[2]);
 #if defined(BOIDS_HAVE_AVX512)
-    kernel_table_avx512(f[3], d[3]);
+    if (cpu >= Isa::avx512) kernel_table_avx512(f[3], d[3]);
 #endif
 #endif
   }
