@@ -43,6 +43,9 @@ Isa env_cap() noexcept {
   return Isa::avx512;
 }
 
+// Each table is filled by code compiled with its own instruction set's flags (the compiler may
+// store the pointers with, say, AVX-512 moves), so only the sets this CPU runs are filled; the
+// others stay empty and table_for() never reaches them.
 struct Tables {
   KernelTable<float> f[4] = {};
   KernelTable<double> d[4] = {};

@@ -5,7 +5,8 @@
 // A pack P provides: type B (Real or an xsimd batch) and M (its mask), width W, and
 // load, loadu, storeu, splat, lane_lt (mask of lanes < k), lane_ne (all lanes but k), add_if /
 // sub_if (a +- x in the lanes of m, a unchanged elsewhere), any, sqrt, round (nearbyint), and_ and
-// store.
+// store; and for the neighbour count, type K (W integer lanes), kzero, count_if (+1 in the lanes
+// of m) and ksum (the sum of K's lanes).
 #pragma once
 
 #include <cstdint>
@@ -27,8 +28,14 @@ struct Kernel {
   static constexpr int U = V / W;  // registers per virtual lane set
   static_assert(U * W == V, "pack width must divide the virtual lane count");
 
+  // The neighbour count is kept in integer lanes (K), not in float lanes like the vector sums:
+  // an integer sum is exact in any order and for any count, so the count is the same on every
+  // path by construction and equals the naive stepper's integer count (a float lane would stop
+  // counting at 2^24 and depends on the reduction tree being the same everywhere).
+  using K = typename P::K;
   struct Acc {
-    B k[U], d[D][U], v[D][U], s[D][U];
+    K k[U];
+    B d[D][U], v[D][U], s[D][U];
   };
 
   struct Boid {
@@ -72,7 +79,7 @@ struct Kernel {
         }
         if (hi - o < std::uint32_t(W)) m = P::and_(m, P::lane_lt(int(hi - o)));
         if (self - o < std::uint32_t(W)) m = P::and_(m, P::lane_ne(int(self - o)));
-        a.k[u] = P::add_if(a.k[u], m, one);
+        a.k[u] = P::count_if(a.k[u], m);
         for (int c = 0; c < D; ++c) {
           a.d[c][u] = P::add_if(a.d[c][u], m, d[c]);
           a.v[c][u] = P::add_if(a.v[c][u], m, P::loadu(bv[c] + o));
@@ -89,21 +96,23 @@ struct Kernel {
     acc = a;
   }
 
-  // The fixed pairwise tree over the V virtual lanes, for all Q = 1 + 3D sums at once (the
-  // same additions as one tree per sum, laid out so the compiler can vectorise them).
-  static constexpr int Q = 1 + 3 * D;
-  static inline void reduce(const Acc& a, Real* out) {
+  // The fixed pairwise tree over the V virtual lanes, for all Q = 3D vector sums at once (the
+  // same additions as one tree per sum, laid out so the compiler can vectorise them); the
+  // integer count is added up exactly, in any order. Returns the count.
+  static constexpr int Q = 3 * D;
+  static inline std::int64_t reduce(const Acc& a, Real* out) {
+    std::int64_t count = 0;
+    for (int u = 0; u < U; ++u) count += P::ksum(a.k[u]);
     if constexpr (requires(const B(&y)[Q], Real* o) { P::template reduce_all<Q>(y, o); }) {
       // In registers: the steps h >= W add whole registers (lane l of register u meets lane
       // l + h in register u + h / W), then the pack runs the steps h < W on all Q sums
       // together. Exactly the additions of the tree below, without a round trip through memory.
       B x[Q][U];
       for (int u = 0; u < U; ++u) {
-        x[0][u] = a.k[u];
         for (int c = 0; c < D; ++c) {
-          x[1 + c][u] = a.d[c][u];
-          x[1 + D + c][u] = a.v[c][u];
-          x[1 + 2 * D + c][u] = a.s[c][u];
+          x[c][u] = a.d[c][u];
+          x[D + c][u] = a.v[c][u];
+          x[2 * D + c][u] = a.s[c][u];
         }
       }
       for (int h = V / 2; h >= W; h /= 2)
@@ -115,11 +124,10 @@ struct Kernel {
     } else {
       alignas(64) Real lane[Q][V];
       for (int u = 0; u < U; ++u) {
-        P::store(lane[0] + u * W, a.k[u]);
         for (int c = 0; c < D; ++c) {
-          P::store(lane[1 + c] + u * W, a.d[c][u]);
-          P::store(lane[1 + D + c] + u * W, a.v[c][u]);
-          P::store(lane[1 + 2 * D + c] + u * W, a.s[c][u]);
+          P::store(lane[c] + u * W, a.d[c][u]);
+          P::store(lane[D + c] + u * W, a.v[c][u]);
+          P::store(lane[2 * D + c] + u * W, a.s[c][u]);
         }
       }
       for (int h = V / 2; h >= 1; h /= 2)
@@ -127,6 +135,7 @@ struct Kernel {
           for (int l = 0; l < h; ++l) lane[q][l] = lane[q][l] + lane[q][l + h];
       for (int q = 0; q < Q; ++q) out[q] = lane[q][0];
     }
+    return count;
   }
 
   // One stencil row of an x-row sweep: the grid row it reads and that row's image shift.
@@ -263,7 +272,7 @@ struct Kernel {
         me.cosv = P::splat(g.kp.cos_half_view);
         Acc a;
         for (int u = 0; u < U; ++u) {
-          a.k[u] = P::splat(Real(0));
+          a.k[u] = P::kzero();
           for (int c = 0; c < D; ++c) a.d[c][u] = a.v[c][u] = a.s[c][u] = P::splat(Real(0));
         }
         // The naive stepper ignores the view cone of a boid at rest; so do we.
@@ -274,12 +283,11 @@ struct Kernel {
         FlockSums<Real>& s = out[i - row_first];
         s = FlockSums<Real>{};  // the buffer is reused: fields we do not sum keep defaults
         Real r[Q];
-        reduce(a, r);
-        s.k = std::int32_t(r[0]);
+        s.k = std::int32_t(reduce(a, r));  // at most the row's candidates: fits
         for (int c = 0; c < D; ++c) {
-          s.d[c] = r[1 + c];
-          s.v[c] = r[1 + D + c];
-          s.sep[c] = r[1 + 2 * D + c];
+          s.d[c] = r[c];
+          s.v[c] = r[D + c];
+          s.sep[c] = r[2 * D + c];
         }
         for (int c = D; c < 3; ++c) s.d[c] = s.v[c] = s.sep[c] = 0;
       }

@@ -2,6 +2,7 @@
 // the same virtual lanes and give bit-identical results (core/kernels.hpp). Also the fallback
 // on CPUs without SSE4.2 and in BOIDS_DISABLE_SIMD builds.
 #include <cmath>
+#include <cstdint>
 
 #include "core/kernels_impl.hpp"
 
@@ -26,6 +27,10 @@ struct ScalarPack {
   static B sqrt(B a) { return std::sqrt(a); }
   static B round(B a) { return std::nearbyint(a); }
   static void store(Real* p, B a) { *p = a; }
+  using K = std::int32_t;  // the neighbour count
+  static K kzero() { return 0; }
+  static K count_if(K k, M m) { return m ? k + 1 : k; }
+  static std::int64_t ksum(K k) { return k; }
 };
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <immintrin.h>
 
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include <xsimd/xsimd.hpp>
@@ -60,6 +62,41 @@ struct XsimdPacks {
     static B sel(M m, B a, B b) { return xsimd::select(m, a, b); }
     static B round(B a) { return xsimd::nearbyint(a); }
     static void store(Real* p, B a) { a.store_aligned(p); }
+    // The neighbour count in integer lanes as wide as Real's, so a mask lane lines up with a
+    // count lane. SSE/AVX masks are all-ones lanes, -1 as integers: count - mask adds 1 where
+    // the mask is set. AVX-512 masks are bit masks: a merge-masked add.
+    using KI = std::conditional_t<sizeof(Real) == 4, std::int32_t, std::int64_t>;
+    using K = typename xsimd::batch<KI, Arch>::register_type;
+    static K kzero() { return K{}; }  // value-initialised: all lanes 0
+    static K count_if(K k, M m) {
+      using R = typename M::register_type;
+      if constexpr (std::is_same_v<R, __m128>) {
+        return _mm_sub_epi32(k, _mm_castps_si128(m));
+      } else if constexpr (std::is_same_v<R, __m128d>) {
+        return _mm_sub_epi64(k, _mm_castpd_si128(m));
+#ifdef __AVX2__
+      } else if constexpr (std::is_same_v<R, __m256>) {
+        return _mm256_sub_epi32(k, _mm256_castps_si256(m));
+      } else if constexpr (std::is_same_v<R, __m256d>) {
+        return _mm256_sub_epi64(k, _mm256_castpd_si256(m));
+#endif
+#ifdef __AVX512F__
+      } else if constexpr (std::is_same_v<R, __mmask16>) {
+        return _mm512_mask_add_epi32(k, m, k, _mm512_set1_epi32(1));
+      } else if constexpr (std::is_same_v<R, __mmask8>) {
+        return _mm512_mask_add_epi64(k, m, k, _mm512_set1_epi64(1));
+#endif
+      } else {
+        static_assert(sizeof(R) == 0, "no integer count for this mask type");
+      }
+    }
+    static std::int64_t ksum(K k) {
+      alignas(64) KI lane[sizeof(K) / sizeof(KI)];
+      std::memcpy(lane, &k, sizeof(K));
+      std::int64_t sum = 0;
+      for (KI x : lane) sum += x;
+      return sum;
+    }
     // The in-register part of the lane tree (kernels_impl.hpp, Kernel::reduce) for Q sums at
     // once: level L adds lane l + h to lane l (h = W / 2, W / 4, ..., 1) for two registers
     // with one add, the two halves laid side by side by two shuffles. After log2(W) levels

@@ -134,6 +134,25 @@ class GridEngine final : public EngineT<Real> {
     return total;
   }
 
+  // The tests' grid_neighbour_counts(): the counts the next step's sums would hold, per id
+  // rank, from the kernel step() runs (pick_kernel) and the kind 1/2 loop.
+  std::vector<std::int32_t> neighbour_counts() {
+    build_cells();
+    const GridView<Real> g = cells_.view(in_, m_);
+    std::vector<std::int32_t> by_slot(in_.n, 0);
+    for_each_row(
+        g, [&](std::size_t, std::uint32_t first, std::uint32_t last, const FlockSums<Real>* sums) {
+          for (std::uint32_t i = 0; i < last - first; ++i) by_slot[first + i] = sums[i].k;
+        });
+    const std::uint32_t first = cells_.boid_end();
+    for (std::uint32_t j = first; j < in_.n; ++j)
+      by_slot[j] =
+          m_.dims == 2 ? special_sums<2>(in_, first, j).k : special_sums<3>(in_, first, j).k;
+    std::vector<std::int32_t> by_rank(in_.n);
+    for (std::size_t r = 0; r < in_.n; ++r) by_rank[r] = by_slot[tmp_rank_[r]];
+    return by_rank;
+  }
+
  protected:
   const std::uint32_t* slot_of_rank() const override {
     return id_order_ ? nullptr : rank_slot_.data();
@@ -296,6 +315,11 @@ void grid_build_cells(World& w) {
 std::uint64_t grid_neighbour_pass(World& w) {
   if (w.precision() == Precision::f64) return grid_of<double>(w).bench_kernel();
   return grid_of<float>(w).bench_kernel();
+}
+
+std::vector<std::int32_t> grid_neighbour_counts(World& w) {
+  if (w.precision() == Precision::f64) return grid_of<double>(w).neighbour_counts();
+  return grid_of<float>(w).neighbour_counts();
 }
 
 }  // namespace boids

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "core/engine.hpp"
 
@@ -21,5 +22,11 @@ void grid_build_cells(World& w);
 /// list of the last step or grid_build_cells(); no integration, the state is unchanged.
 /// Returns the total neighbour count (so the work cannot be optimised away).
 std::uint64_t grid_neighbour_pass(World& w);
+
+/// Test hook (tests/test_engine_equality.cpp): the neighbour count of every boid, in id order
+/// (as World::ids()), that the next step would use, found by the kernel step() runs (SIMD,
+/// scalar or generic) over a fresh cell list of the current state, and for kinds 1/2 by their
+/// own loop. The state is unchanged.
+std::vector<std::int32_t> grid_neighbour_counts(World& w);
 
 }  // namespace boids

@@ -13,20 +13,6 @@ using namespace boids;
 
 namespace {
 
-// Engines that can be built in this tree (the grid engine may still be a stub).
-std::vector<EngineKind> engines() {
-  std::vector<EngineKind> out{EngineKind::naive};
-  WorldDef d = default_world_def();
-  d.count = 4;
-  d.engine = EngineKind::grid;
-  try {
-    (void)World::create(d);
-    out.push_back(EngineKind::grid);
-  } catch (const Error&) {
-  }
-  return out;
-}
-
 WorldDef small_def(EngineKind e, int dims, std::uint32_t count, Precision p = Precision::f32) {
   WorldDef d = default_world_def();
   d.engine = e;
@@ -54,9 +40,10 @@ float x_of(const World& w, std::uint32_t id) {
 }  // namespace
 
 TEST_CASE("added boids get the next ids and the seeded state of (seed, id)", "[api]") {
-  for (EngineKind e : engines()) {
-    World w = World::create(small_def(e, 3, 5));
-    World ref = World::create(small_def(e, 3, 8));  // ids 0..7 seeded at creation
+  for (EngineKind e : test::all_engines()) {
+    INFO(test::engine_name(e));
+    World w = test::create_checked(small_def(e, 3, 5));
+    World ref = test::create_checked(small_def(e, 3, 8));  // ids 0..7 seeded at creation
     CHECK(w.next_id() == 5);
     CHECK(w.add_boids(3) == 5);
     CHECK(w.next_id() == 8);
@@ -83,8 +70,9 @@ TEST_CASE("added boids get the next ids and the seeded state of (seed, id)", "[a
 }
 
 TEST_CASE("removing boids keeps the other ids, their order and their state", "[api]") {
-  for (EngineKind e : engines()) {
-    World w = World::create(small_def(e, 2, 6));
+  for (EngineKind e : test::all_engines()) {
+    INFO(test::engine_name(e));
+    World w = test::create_checked(small_def(e, 2, 6));
     w.step(3);
     const State before = w.state();
     const std::uint32_t gone[] = {3, 1};
@@ -115,9 +103,10 @@ TEST_CASE("removing boids keeps the other ids, their order and their state", "[a
 
 TEST_CASE("a world after add/remove steps like a fresh world with the same ids and state",
           "[api]") {
-  for (EngineKind e : engines()) {
+  for (EngineKind e : test::all_engines()) {
+    INFO(test::engine_name(e));
     WorldDef d = small_def(e, 3, 40);
-    World a = World::create(d);
+    World a = test::create_checked(d);
     a.step(2);
     const std::uint32_t gone[] = {0, 7, 8, 39};
     a.remove_boids(gone);
@@ -125,7 +114,7 @@ TEST_CASE("a world after add/remove steps like a fresh world with the same ids a
     // b: a world with ids 0..44, the same ones removed, then a's state written in.
     WorldDef db = d;
     db.count = 45;
-    World b = World::create(db);
+    World b = test::create_checked(db);
     const std::uint32_t gone_b[] = {0, 7, 8, 39};
     b.remove_boids(gone_b);
     REQUIRE(b.count() == a.count());
@@ -137,7 +126,7 @@ TEST_CASE("a world after add/remove steps like a fresh world with the same ids a
     // The naive engine is the reference for either engine.
     WorldDef dn = db;
     dn.engine = EngineKind::naive;
-    World n = World::create(dn);
+    World n = test::create_checked(dn);
     n.remove_boids(gone_b);
     State s = b.state();
     b.step(1);
@@ -149,8 +138,9 @@ TEST_CASE("a world after add/remove steps like a fresh world with the same ids a
 }
 
 TEST_CASE("add and remove reject bad arguments and change nothing", "[api]") {
-  for (EngineKind e : engines()) {
-    World w = World::create(small_def(e, 2, 4));
+  for (EngineKind e : test::all_engines()) {
+    INFO(test::engine_name(e));
+    World w = test::create_checked(small_def(e, 2, 4));
     const std::uint64_t h = w.state_hash();
     const std::uint32_t unknown[] = {2, 17};
     CHECK_THROWS_WITH(w.remove_boids(unknown), Catch::Contains("no boid has id 17"));
@@ -197,8 +187,9 @@ TEST_CASE("add and remove reject bad arguments and change nothing", "[api]") {
 }
 
 TEST_CASE("views are in id order, typed by precision, and valid until the next change", "[api]") {
-  for (EngineKind e : engines()) {
-    World w = World::create(small_def(e, 3, 50, Precision::f64));
+  for (EngineKind e : test::all_engines()) {
+    INFO(test::engine_name(e));
+    World w = test::create_checked(small_def(e, 3, 50, Precision::f64));
     w.step(2);  // the grid engine has sorted its slots into cell order by now
     const auto ids = w.ids();
     for (std::size_t i = 1; i < ids.size(); ++i) CHECK(ids[i - 1] < ids[i]);
@@ -217,16 +208,20 @@ TEST_CASE("views are in id order, typed by precision, and valid until the next c
     CHECK(w.kinds().size() == 50);
   }
   // 2D: z is empty.
-  World w2 = World::create(small_def(EngineKind::naive, 2, 3));
-  CHECK(w2.positions<float>().z.empty());
-  CHECK(w2.velocities<float>().z.empty());
-  CHECK(w2.state().z.empty());
+  for (EngineKind e : test::all_engines()) {
+    INFO(test::engine_name(e));
+    World w2 = test::create_checked(small_def(e, 2, 3));
+    CHECK(w2.positions<float>().z.empty());
+    CHECK(w2.velocities<float>().z.empty());
+    CHECK(w2.state().z.empty());
+  }
 }
 
 TEST_CASE("set_def changes rules between steps and refuses structural fields", "[api]") {
-  for (EngineKind e : engines()) {
+  for (EngineKind e : test::all_engines()) {
+    INFO(test::engine_name(e));
     WorldDef d = small_def(e, 3, 60);
-    World w = World::create(d);
+    World w = test::create_checked(d);
     w.step(2);
     const State s = w.state();
 
@@ -244,7 +239,7 @@ TEST_CASE("set_def changes rules between steps and refuses structural fields", "
     WorldDef fresh_def = d;
     fresh_def.kinds[0] = changed.kinds[0];
     fresh_def.dt = 0.05;
-    World ref = World::create(fresh_def);
+    World ref = test::create_checked(fresh_def);
     ref.set_state(s);
     ref.step(2);
     CHECK(ref.state_hash() == w.state_hash());
@@ -281,39 +276,45 @@ TEST_CASE("set_def changes rules between steps and refuses structural fields", "
 }
 
 TEST_CASE("set_state and step reject bad arguments", "[api]") {
-  World w = World::create(small_def(EngineKind::naive, 2, 2));
-  const std::uint64_t h = w.state_hash();
-  State s = test::make_state(2, {1, 1, 2, 2}, {1, 0, 0, 1});
-  State nan = s;
-  nan.x[0] = std::numeric_limits<double>::infinity();
-  CHECK_THROWS_WITH(w.set_state(nan), Catch::Contains("non-finite value for id 0"));
-  State wrong_ids = s;
-  wrong_ids.id[1] = 9;
-  CHECK_THROWS_WITH(w.set_state(wrong_ids), Catch::Contains("does not match"));
-  State few = s;
-  few.id.pop_back();
-  CHECK_THROWS_WITH(w.set_state(few), Catch::Contains("expected 2 ids, got 1"));
-  State no_vy = s;
-  no_vy.vy.clear();
-  CHECK_THROWS_AS(w.set_state(no_vy), Error);
-  CHECK_THROWS_WITH(w.step(-1), Catch::Contains("count must be >= 0"));
-  CHECK(w.state_hash() == h);
-  w.set_state(s);
-  CHECK(w.positions<float>().y[1] == 2.0f);
+  for (EngineKind e : test::all_engines()) {
+    INFO(test::engine_name(e));
+    World w = test::create_checked(small_def(e, 2, 2));
+    const std::uint64_t h = w.state_hash();
+    State s = test::make_state(2, {1, 1, 2, 2}, {1, 0, 0, 1});
+    State nan = s;
+    nan.x[0] = std::numeric_limits<double>::infinity();
+    CHECK_THROWS_WITH(w.set_state(nan), Catch::Contains("non-finite value for id 0"));
+    State wrong_ids = s;
+    wrong_ids.id[1] = 9;
+    CHECK_THROWS_WITH(w.set_state(wrong_ids), Catch::Contains("does not match"));
+    State few = s;
+    few.id.pop_back();
+    CHECK_THROWS_WITH(w.set_state(few), Catch::Contains("expected 2 ids, got 1"));
+    State no_vy = s;
+    no_vy.vy.clear();
+    CHECK_THROWS_AS(w.set_state(no_vy), Error);
+    CHECK_THROWS_WITH(w.step(-1), Catch::Contains("count must be >= 0"));
+    CHECK(w.state_hash() == h);
+    w.set_state(s);
+    CHECK(w.positions<float>().y[1] == 2.0f);
+  }
 }
 
 TEST_CASE("worlds are movable and independent", "[api]") {
-  World a = World::create(small_def(EngineKind::naive, 3, 10));
-  World b = World::create(small_def(EngineKind::naive, 3, 10));
-  World c = std::move(a);
-  c.step(1);
-  CHECK(c.step_count() == 1);
-  CHECK(b.step_count() == 0);
-  b.step(1);
-  CHECK(b.state_hash() == c.state_hash());
-  b = std::move(c);
-  CHECK(b.step_count() == 1);
-  CHECK(b.count() == 10);
+  for (EngineKind e : test::all_engines()) {
+    INFO(test::engine_name(e));
+    World a = test::create_checked(small_def(e, 3, 10));
+    World b = test::create_checked(small_def(e, 3, 10));
+    World c = std::move(a);
+    c.step(1);
+    CHECK(c.step_count() == 1);
+    CHECK(b.step_count() == 0);
+    b.step(1);
+    CHECK(b.state_hash() == c.state_hash());
+    b = std::move(c);
+    CHECK(b.step_count() == 1);
+    CHECK(b.count() == 10);
+  }
 }
 
 TEST_CASE("the version macros and the library agree", "[api]") {
@@ -326,13 +327,14 @@ TEST_CASE("the version macros and the library agree", "[api]") {
 }
 
 TEST_CASE("set_def moves goals and adds obstacles between steps", "[api]") {
-  for (EngineKind e : engines()) {
+  for (EngineKind e : test::all_engines()) {
+    INFO(test::engine_name(e));
     WorldDef d = small_def(e, 2, 80);
     d.boundary = Boundary::reflect;
     d.kinds[0].behaviour.seek = 1.0;
     d.kinds[0].behaviour.avoid = 2.0;
     d.goal = {5, 5};
-    World w = World::create(d);
+    World w = test::create_checked(d);
     w.step(3);
     const State s = w.state();
     WorldDef changed = w.def();
@@ -343,12 +345,12 @@ TEST_CASE("set_def moves goals and adds obstacles between steps", "[api]") {
     WorldDef fresh = d;
     fresh.goal = changed.goal;
     fresh.spheres = changed.spheres;
-    World ref = World::create(fresh);
+    World ref = test::create_checked(fresh);
     ref.set_state(s);
     ref.step(4);
     CHECK(ref.state_hash() == w.state_hash());
     // The old goal would have given another flock.
-    World old = World::create(d);
+    World old = test::create_checked(d);
     old.set_state(s);
     old.step(4);
     CHECK(old.state_hash() != w.state_hash());

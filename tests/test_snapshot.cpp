@@ -13,6 +13,7 @@
 #include "core/engine.hpp"
 #include "core/record.hpp"
 #include "core/snapshot.hpp"
+#include "test_support.hpp"
 
 using namespace boids;
 
@@ -35,19 +36,6 @@ void put(const std::string& path, const std::string& bytes) {
 
 bool exists(const std::string& path) { return std::ifstream(path).good(); }
 
-std::vector<EngineKind> engines() {
-  std::vector<EngineKind> out{EngineKind::naive};
-  WorldDef d = default_world_def();
-  d.count = 4;
-  d.engine = EngineKind::grid;
-  try {
-    (void)World::create(d);
-    out.push_back(EngineKind::grid);
-  } catch (const Error&) {
-  }
-  return out;
-}
-
 WorldDef def_for(EngineKind e, int dims, Precision p, Boundary b) {
   WorldDef d = default_world_def();
   d.engine = e;
@@ -65,7 +53,7 @@ WorldDef def_for(EngineKind e, int dims, Precision p, Boundary b) {
 
 // A saved world for the corruption tests.
 std::string saved_bytes() {
-  World w = World::create(def_for(EngineKind::naive, 2, Precision::f32, Boundary::wrap));
+  World w = test::create_checked(def_for(EngineKind::naive, 2, Precision::f32, Boundary::wrap));
   w.step(2);
   return encode_snapshot(w);
 }
@@ -74,11 +62,12 @@ std::string saved_bytes() {
 
 TEST_CASE("a loaded snapshot continues the run bit-identically", "[snapshot]") {
   const std::string path = tmp("cont.snap");
-  for (EngineKind e : engines()) {
+  for (EngineKind e : test::all_engines()) {
+    INFO(test::engine_name(e));
     for (int dims : {2, 3}) {
       for (Precision p : {Precision::f32, Precision::f64}) {
         const Boundary b = dims == 2 ? Boundary::reflect : Boundary::wrap;
-        World a = World::create(def_for(e, dims, p, b));
+        World a = test::create_checked(def_for(e, dims, p, b));
         a.step(5);
         const std::uint32_t gone[] = {3, 50, 51};
         a.remove_boids(gone);  // ids with holes and a moved id counter
@@ -89,6 +78,7 @@ TEST_CASE("a loaded snapshot continues the run bit-identically", "[snapshot]") {
         a.step(2);
         a.save(path);
         World b2 = World::load(path);
+        test::require_engine(b2, e);
         CHECK(b2.step_count() == 7);
         CHECK(b2.next_id() == a.next_id());
         CHECK(b2.count() == a.count());
@@ -114,14 +104,18 @@ TEST_CASE("a loaded snapshot continues the run bit-identically", "[snapshot]") {
 
 TEST_CASE("snapshot load takes host threading and a thread count", "[snapshot]") {
   const std::string path = tmp("opts.snap");
-  World a = World::create(def_for(EngineKind::naive, 3, Precision::f32, Boundary::wrap));
-  a.save(path);
-  LoadOptions o;
-  o.threads = 1;
-  World b = World::load(path, o);
-  CHECK(b.def().threads == 1);
-  CHECK(b.def().host_parallel_for == nullptr);
-  CHECK(World::load(path).def().threads == 2);
+  for (EngineKind e : test::all_engines()) {
+    INFO(test::engine_name(e));
+    World a = test::create_checked(def_for(e, 3, Precision::f32, Boundary::wrap));
+    a.save(path);
+    LoadOptions o;
+    o.threads = 1;
+    World b = World::load(path, o);
+    test::require_engine(b, e);
+    CHECK(b.def().threads == 1);
+    CHECK(b.def().host_parallel_for == nullptr);
+    CHECK(World::load(path).def().threads == 2);
+  }
   std::remove(path.c_str());
 }
 
@@ -191,110 +185,121 @@ TEST_CASE("a consistent checksum does not let inconsistent contents through", "[
 }
 
 TEST_CASE("saving is atomic and reports unwritable paths", "[snapshot]") {
-  World w = World::create(def_for(EngineKind::naive, 2, Precision::f64, Boundary::open));
-  CHECK_THROWS_WITH(w.save("/nonexistent-dir/x.snap"), Catch::Contains("/nonexistent-dir/x.snap"));
-  const std::string path = tmp("atomic.snap");
-  put(path, "old contents");
-  w.save(path);
-  CHECK(slurp(path).substr(0, 8) == "BOIDSNAP");
-  CHECK(World::load(path).state_hash() == w.state_hash());
-  std::remove(path.c_str());
+  for (EngineKind e : test::all_engines()) {
+    INFO(test::engine_name(e));
+    World w = test::create_checked(def_for(e, 2, Precision::f64, Boundary::open));
+    w.step(2);  // the grid engine keeps cell order by now; the snapshot is in id order
+    CHECK_THROWS_WITH(w.save("/nonexistent-dir/x.snap"),
+                      Catch::Contains("/nonexistent-dir/x.snap"));
+    const std::string path = tmp("atomic.snap");
+    put(path, "old contents");
+    w.save(path);
+    CHECK(slurp(path).substr(0, 8) == "BOIDSNAP");
+    CHECK(World::load(path).state_hash() == w.state_hash());
+    std::remove(path.c_str());
+  }
 }
 
 TEST_CASE("binary recordings hold a header and one frame per call", "[snapshot][record]") {
-  const std::string path = tmp("traj.bin");
-  World w = World::create(def_for(EngineKind::naive, 3, Precision::f32, Boundary::wrap));
-  std::vector<State> states;
-  {
-    Recorder r(path, w, 2);
+  for (EngineKind e : test::all_engines()) {
+    INFO(test::engine_name(e));
+    const std::string path = tmp("traj.bin");
+    World w = test::create_checked(def_for(e, 3, Precision::f32, Boundary::wrap));
+    std::vector<State> states;
+    {
+      Recorder r(path, w, 2);
+      for (int f = 0; f < 3; ++f) {
+        if (f == 2) {
+          const std::uint32_t gone[] = {0};
+          w.remove_boids(gone);  // frames may differ in count
+        }
+        r.frame(w);
+        states.push_back(w.state());
+        w.step(2);
+      }
+      CHECK(!exists(path));  // written beside the final name until finish()
+      r.finish();
+      CHECK(r.frames() == 3);
+    }
+    const std::string b = slurp(path);
+    REQUIRE(b.size() >= 32);
+    CHECK(b.substr(0, 8) == "BOIDSREC");
+    std::uint32_t head[4];
+    std::uint64_t every;
+    std::memcpy(head, b.data() + 8, 16);
+    std::memcpy(&every, b.data() + 24, 8);
+    CHECK(head[0] == 1);  // format version
+    CHECK(head[1] == 3);  // dims
+    CHECK(head[2] == 4);  // bytes per value
+    CHECK(every == 2);
+    std::size_t at = 32;
     for (int f = 0; f < 3; ++f) {
-      if (f == 2) {
-        const std::uint32_t gone[] = {0};
-        w.remove_boids(gone);  // frames may differ in count
+      std::uint64_t fh[2];
+      std::memcpy(fh, b.data() + at, 16);
+      at += 16;
+      const std::size_t n = fh[1];
+      CHECK(fh[0] == std::uint64_t(2 * f));
+      REQUIRE(n == states[f].id.size());
+      std::vector<std::uint32_t> ids(n);
+      std::memcpy(ids.data(), b.data() + at, 4 * n);
+      CHECK(ids == states[f].id);
+      at += 5 * n;  // ids, kinds
+      const std::vector<double>* comps[6] = {&states[f].x,  &states[f].y,  &states[f].z,
+                                             &states[f].vx, &states[f].vy, &states[f].vz};
+      for (auto* c : comps) {
+        for (std::size_t i = 0; i < n; i += 37) {
+          float v;
+          std::memcpy(&v, b.data() + at + 4 * i, 4);
+          CHECK(double(v) == (*c)[i]);
+        }
+        at += 4 * n;
       }
-      r.frame(w);
-      states.push_back(w.state());
-      w.step(2);
     }
-    CHECK(!exists(path));  // written beside the final name until finish()
-    r.finish();
-    CHECK(r.frames() == 3);
+    CHECK(at == b.size());
+    std::remove(path.c_str());
   }
-  const std::string b = slurp(path);
-  REQUIRE(b.size() >= 32);
-  CHECK(b.substr(0, 8) == "BOIDSREC");
-  std::uint32_t head[4];
-  std::uint64_t every;
-  std::memcpy(head, b.data() + 8, 16);
-  std::memcpy(&every, b.data() + 24, 8);
-  CHECK(head[0] == 1);  // format version
-  CHECK(head[1] == 3);  // dims
-  CHECK(head[2] == 4);  // bytes per value
-  CHECK(every == 2);
-  std::size_t at = 32;
-  for (int f = 0; f < 3; ++f) {
-    std::uint64_t fh[2];
-    std::memcpy(fh, b.data() + at, 16);
-    at += 16;
-    const std::size_t n = fh[1];
-    CHECK(fh[0] == std::uint64_t(2 * f));
-    REQUIRE(n == states[f].id.size());
-    std::vector<std::uint32_t> ids(n);
-    std::memcpy(ids.data(), b.data() + at, 4 * n);
-    CHECK(ids == states[f].id);
-    at += 5 * n;  // ids, kinds
-    const std::vector<double>* comps[6] = {&states[f].x,  &states[f].y,  &states[f].z,
-                                           &states[f].vx, &states[f].vy, &states[f].vz};
-    for (auto* c : comps) {
-      for (std::size_t i = 0; i < n; i += 37) {
-        float v;
-        std::memcpy(&v, b.data() + at + 4 * i, 4);
-        CHECK(double(v) == (*c)[i]);
-      }
-      at += 4 * n;
-    }
-  }
-  CHECK(at == b.size());
-  std::remove(path.c_str());
 }
 
 TEST_CASE("CSV recordings have one row per boid and frame", "[snapshot][record]") {
-  const std::string path = tmp("traj.csv");
-  WorldDef d = def_for(EngineKind::naive, 2, Precision::f64, Boundary::wrap);
-  d.count = 3;
-  World w = World::create(d);
-  {
-    Recorder r(path, w, 1);
-    r.frame(w);
-    w.step(1);
-    r.frame(w);
-    r.finish();
+  for (EngineKind e : test::all_engines()) {
+    INFO(test::engine_name(e));
+    const std::string path = tmp("traj.csv");
+    WorldDef d = def_for(e, 2, Precision::f64, Boundary::wrap);
+    d.count = 3;
+    World w = test::create_checked(d);
+    {
+      Recorder r(path, w, 1);
+      r.frame(w);
+      w.step(1);
+      r.frame(w);
+      r.finish();
+    }
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    CHECK(line == "step,id,x,y,vx,vy,kind");
+    int rows = 0;
+    std::string last;
+    while (std::getline(in, line)) {
+      ++rows;
+      last = line;
+    }
+    CHECK(rows == 6);
+    // Last row: step 1, id 2; the numbers read back to exactly the state's values.
+    const State s = w.state();
+    std::vector<std::string> f;
+    std::stringstream ss(last);
+    for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
+    REQUIRE(f.size() == 7);
+    CHECK(f[0] == "1");
+    CHECK(f[1] == "2");
+    CHECK(std::stod(f[2]) == s.x[2]);
+    CHECK(std::stod(f[5]) == s.vy[2]);
+    CHECK(f[6] == "0");
+    CHECK_THROWS_WITH(Recorder("/nonexistent-dir/t.bin", w, 1), Catch::Contains("cannot write"));
+    CHECK_THROWS_WITH(Recorder(path, w, 0), Catch::Contains("--every"));
+    std::remove(path.c_str());
   }
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  CHECK(line == "step,id,x,y,vx,vy,kind");
-  int rows = 0;
-  std::string last;
-  while (std::getline(in, line)) {
-    ++rows;
-    last = line;
-  }
-  CHECK(rows == 6);
-  // Last row: step 1, id 2; the numbers read back to exactly the state's values.
-  const State s = w.state();
-  std::vector<std::string> f;
-  std::stringstream ss(last);
-  for (std::string cell; std::getline(ss, cell, ',');) f.push_back(cell);
-  REQUIRE(f.size() == 7);
-  CHECK(f[0] == "1");
-  CHECK(f[1] == "2");
-  CHECK(std::stod(f[2]) == s.x[2]);
-  CHECK(std::stod(f[5]) == s.vy[2]);
-  CHECK(f[6] == "0");
-  CHECK_THROWS_WITH(Recorder("/nonexistent-dir/t.bin", w, 1), Catch::Contains("cannot write"));
-  CHECK_THROWS_WITH(Recorder(path, w, 0), Catch::Contains("--every"));
-  std::remove(path.c_str());
 }
 
 #ifdef BOIDS_CLI_PATH
@@ -317,13 +322,20 @@ Run cli(const std::string& args) {
 
 TEST_CASE("boids run --save/--load continues a run bit-identically", "[snapshot][cli]") {
   const std::string snap = tmp("cli.snap"), a = tmp("a.csv"), b = tmp("b.csv");
+  for (EngineKind e : test::all_engines()) {
+    INFO(test::engine_name(e));
+    const std::string world = std::string("--engine ") + test::engine_name(e) +
+                              " --set boids.count=60 --set world.size=25 ";
+    REQUIRE(cli(world + "--steps 8 --out " + a).status == 0);
+    REQUIRE(cli(world + "--steps 5 --save " + snap).status == 0);
+    REQUIRE(cli("--load " + snap + " --steps 3 --out " + b).status == 0);
+    CHECK(slurp(a) == slurp(b));
+    CHECK(slurp(a).size() > 60 * 20);
+    const World saved = World::load(snap);
+    test::require_engine(saved, e);  // the CLI ran the engine asked for
+    CHECK(saved.step_count() == 5);
+  }
   const std::string world = "--engine naive --set boids.count=60 --set world.size=25 ";
-  REQUIRE(cli(world + "--steps 8 --out " + a).status == 0);
-  REQUIRE(cli(world + "--steps 5 --save " + snap).status == 0);
-  REQUIRE(cli("--load " + snap + " --steps 3 --out " + b).status == 0);
-  CHECK(slurp(a) == slurp(b));
-  CHECK(slurp(a).size() > 60 * 20);
-  CHECK(World::load(snap).step_count() == 5);
 
   // Bad use: one line on stderr, non-zero status, nothing written.
   const Run missing = cli("--load " + tmp("none.snap") + " --steps 1 --save " + snap + ".x");
@@ -373,7 +385,8 @@ TEST_CASE("boids run --record writes frames every K steps", "[snapshot][cli][rec
 
 TEST_CASE("snapshots keep behaviours, obstacles, goals and agent kinds", "[snapshot]") {
   const std::string path = tmp("beh.snap");
-  for (EngineKind e : engines()) {
+  for (EngineKind e : test::all_engines()) {
+    INFO(test::engine_name(e));
     WorldDef d = def_for(e, 3, Precision::f32, Boundary::reflect);
     d.count = 150;
     d.predators = 3;
@@ -384,10 +397,11 @@ TEST_CASE("snapshots keep behaviours, obstacles, goals and agent kinds", "[snaps
     d.kinds[0].behaviour.wander = 0.4;  // draws from the counter-based RNG every step
     d.kinds[0].behaviour.avoid = 1.0;
     d.kinds[0].behaviour.containment = 0.5;
-    World a = World::create(d);
+    World a = test::create_checked(d);
     a.step(4);
     a.save(path);
     World b = World::load(path);
+    test::require_engine(b, e);
     CHECK(b.def().predators == 3);
     CHECK(b.def().leaders == 2);
     CHECK(b.def().goal == d.goal);

@@ -1,10 +1,16 @@
-// Helpers shared by the tests: small worlds from explicit states.
+// Helpers shared by the tests: small worlds from explicit states, and the checks that a test
+// runs the engine and instruction set it names.
 #pragma once
 
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "boids/world.hpp"
+#include "core/engine.hpp"
+#include "core/kernels.hpp"
 
 namespace boids::test {
 
@@ -36,9 +42,147 @@ inline State make_state(int dims, const std::vector<double>& pos, const std::vec
   return s;
 }
 
-/// Runs one step of `def` from `init` and returns the new state.
-inline State step_once(const WorldDef& def, const State& init, int steps = 1) {
+// ---- Engines and instruction sets: a test that names one must run it, never a fallback ----
+
+/// Every engine the tests run. Creating a world of each must succeed: an engine that cannot be
+/// built fails the tests that name it instead of being dropped from the list. (A new engine,
+/// e.g. the cluster-pair one, is added here and in expected_kernel().)
+inline const std::vector<EngineKind>& all_engines() {
+  static const std::vector<EngineKind> kinds{EngineKind::naive, EngineKind::grid};
+  return kinds;
+}
+
+inline const char* engine_name(EngineKind e) {
+  return e == EngineKind::naive ? "naive" : e == EngineKind::grid ? "grid" : "unknown";
+}
+
+/// Whether this CPU runs `isa`, asked of the CPU directly (not of the library's dispatch).
+inline bool cpu_runs(Isa isa) {
+#if defined(__x86_64__) || defined(_M_X64)
+  __builtin_cpu_init();
+  switch (isa) {
+    case Isa::scalar:
+      return true;
+    case Isa::sse42:
+      return __builtin_cpu_supports("sse4.2");
+    case Isa::avx2:
+      return __builtin_cpu_supports("avx2");
+    case Isa::avx512:
+      return __builtin_cpu_supports("avx512f");
+  }
+  return false;
+#else
+  return isa == Isa::scalar;
+#endif
+}
+
+/// Whether this build compiled kernels for `isa` (tests/CMakeLists.txt passes what the build
+/// configured: BOIDS_TEST_SCALAR_ONLY, BOIDS_TEST_NO_AVX512).
+inline bool build_has(Isa isa) {
+#if defined(BOIDS_TEST_SCALAR_ONLY) || !(defined(__x86_64__) || defined(_M_X64))
+  return isa == Isa::scalar;
+#else
+#if defined(BOIDS_TEST_NO_AVX512)
+  if (isa == Isa::avx512) return false;
+#endif
+  (void)isa;
+  return true;
+#endif
+}
+
+/// The instruction sets a test can really exercise here, scalar first. Each one left out is
+/// reported by name as a Catch warning ("skipped: avx512 not supported by this CPU"), so a
+/// run on a smaller CPU says what it did not cover.
+inline std::vector<Isa> testable_isas() {
+  std::vector<Isa> out;
+  for (Isa isa : {Isa::scalar, Isa::sse42, Isa::avx2, Isa::avx512}) {
+    if (!build_has(isa))
+      WARN("skipped: " << isa_name(isa) << " has no kernels in this build");
+    else if (!cpu_runs(isa))
+      WARN("skipped: " << isa_name(isa) << " not supported by this CPU");
+    else
+      out.push_back(isa);
+  }
+  return out;
+}
+
+/// The instruction set a grid world created now must use: the best testable one, capped by
+/// BOIDS_MAX_ISA when that is set (parsed here, independently of the library).
+inline Isa expected_isa(bool simd = true) {
+  if (!simd) return Isa::scalar;
+  Isa best = Isa::scalar;
+  for (Isa isa : {Isa::sse42, Isa::avx2, Isa::avx512})
+    if (build_has(isa) && cpu_runs(isa)) best = isa;
+  if (const char* cap = std::getenv("BOIDS_MAX_ISA")) {
+    for (Isa isa : {Isa::scalar, Isa::sse42, Isa::avx2, Isa::avx512})
+      if (std::strcmp(cap, isa_name(isa)) == 0 && isa < best) best = isa;
+  }
+  return best;
+}
+
+/// Sets BOIDS_MAX_ISA for a scope and restores the previous value (or its absence).
+class MaxIsaScope {
+ public:
+  explicit MaxIsaScope(Isa isa) {
+    if (const char* old = std::getenv("BOIDS_MAX_ISA")) old_ = old, had_ = true;
+    setenv("BOIDS_MAX_ISA", isa_name(isa), 1);
+  }
+  ~MaxIsaScope() {
+    if (had_)
+      setenv("BOIDS_MAX_ISA", old_.c_str(), 1);
+    else
+      unsetenv("BOIDS_MAX_ISA");
+  }
+  MaxIsaScope(const MaxIsaScope&) = delete;
+  MaxIsaScope& operator=(const MaxIsaScope&) = delete;
+
+ private:
+  std::string old_;
+  bool had_ = false;
+};
+
+/// Whether kind 0's pair rule of this world runs the SIMD kernels (else the grid engine runs
+/// its scalar "generic" kernel: linear separation, nearest-neighbour tracking).
+inline bool standard_pair_rule(const World& w) {
+  if (const auto* f = dynamic_cast<const EngineT<float>*>(&w.engine()))
+    return simd_pair_rule(f->params().kind[0]);
+  if (const auto* d = dynamic_cast<const EngineT<double>*>(&w.engine()))
+    return simd_pair_rule(d->params().kind[0]);
+  FAIL("the world's engine is neither EngineT<float> nor EngineT<double>");
+  return false;
+}
+
+/// The kernel name a world of engine `e` must report.
+inline std::string expected_kernel(const World& w, EngineKind e) {
+  switch (e) {
+    case EngineKind::naive:
+      return "naive";
+    case EngineKind::grid:
+      return standard_pair_rule(w) ? isa_name(expected_isa(w.def().simd)) : "generic";
+    default:
+      return "unknown engine";
+  }
+}
+
+/// Requires that `w` really runs engine `e` with the kernel it should: no silent fallback to
+/// the naive stepper or to the scalar kernels.
+inline void require_engine(const World& w, EngineKind e) {
+  INFO("engine " << engine_name(e) << ", kernel " << w.engine().kernel_name());
+  REQUIRE(w.def().engine == e);
+  REQUIRE(w.engine().kernel_name() == expected_kernel(w, e));
+}
+
+/// World::create() followed by require_engine().
+inline World create_checked(const WorldDef& def) {
   World w = World::create(def);
+  require_engine(w, def.engine);
+  return w;
+}
+
+/// Runs `steps` steps of `def` from `init` (on the engine it names, checked) and returns the
+/// new state.
+inline State step_once(const WorldDef& def, const State& init, int steps = 1) {
+  World w = create_checked(def);
   w.set_state(init);
   w.step(steps);
   return w.state();
