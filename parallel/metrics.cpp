@@ -19,7 +19,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "core/model.hpp"
@@ -37,15 +39,16 @@ constexpr double kTwoPi = 6.283185307179586476925286766559;
 template <class Real>
 inline Real wrap_diff(Real d, Real size, Real inv_size) {
   const Real t = d * inv_size;
-  if (t > Real(0.5)) return d - size;
-  if (t < Real(-0.5)) return d + size;
-  return d;
+  const Real down = size * Real(t > Real(0.5));  // size or 0 exactly, without a branch
+  const Real up = size * Real(t < Real(-0.5));
+  return (d - down) + up;
 }
 
 struct Grid {
   int n[3] = {1, 1, 1};
   double lo[3] = {0, 0, 0};
-  double edge = 1;  // cubic cells of this edge, >= the radius
+  double edge = 1;  // cubic cells of this edge, >= radius / reach
+  int reach = 1;    // the neighbour search covers cell offsets -reach..reach
   bool wrap = false;
   std::size_t cells() const { return std::size_t(n[0]) * std::size_t(n[1]) * std::size_t(n[2]); }
   int coord(double x, int a) const {
@@ -109,6 +112,9 @@ void unite(std::atomic<std::uint32_t>* parent, std::uint32_t a, std::uint32_t b)
 
 template <class Real, int D, bool Wrap>
 class Kernel {
+  using Bits = std::conditional_t<sizeof(Real) == 4, std::uint32_t, std::uint64_t>;
+  static constexpr std::uint32_t kChunk = 64;
+
  public:
   Kernel(const Scratch<Real>& s, const Grid& g, const ModelParams<Real>& mp, int kind,
          std::atomic<std::uint32_t>* parent)
@@ -116,15 +122,19 @@ class Kernel {
 
   // Pass C over sorted boids [b, e): neighbour counts, nearest distances and links.
   void run(std::size_t b, std::size_t e, Partial& out) const {
-    std::uint32_t runs[2 * 18];
+    std::uint32_t runs[2 * 50];
     int nruns = 0;
     std::uint32_t cur = std::numeric_limits<std::uint32_t>::max();
+    int cc[3] = {0, 0, 0};
+    // Squared distances of one chunk of candidates: computed in a branch-free loop the
+    // compiler vectorises, then scanned.
+    alignas(64) Real d2[kChunk];
+    alignas(64) Real dd[3][kChunk];
     for (std::size_t i = b; i < e; ++i) {
       const std::uint32_t cell = s_.sorted_cell[i];
-      int cc[3];
-      decode(cell, cc);
       if (cell != cur) {
         cur = cell;
+        decode(cell, cc);
         nruns = near_runs(cc, runs);
       }
       Real pi[3] = {0, 0, 0}, vi[3] = {0, 0, 0}, vi2 = 0;
@@ -134,34 +144,76 @@ class Kernel {
         vi2 += vi[c] * vi[c];
       }
       const Real vi_len = std::sqrt(vi2);
-      Real best = std::numeric_limits<Real>::infinity();
+      const bool cone = !kp_.full_view && vi_len > Real(0);
+      const Real r2 = kp_.radius2;
+      Bits best = std::numeric_limits<Bits>::max();
+      std::uint32_t root = find_root(parent_, std::uint32_t(i));
       std::uint64_t k = 0;
       for (int r = 0; r < nruns; ++r) {
-        for (std::uint32_t j = runs[2 * r]; j < runs[2 * r + 1]; ++j) {
-          if (j == i) continue;
-          Real d[3];
-          const Real dist2 = diff(pi, j, d);
-          if (dist2 < best) best = dist2;
-          if (!(dist2 < kp_.radius2)) continue;
-          if (j < i) unite(parent_, std::uint32_t(i), j);
-          if (!kp_.full_view && vi_len > Real(0)) {  // the model's view test, same arithmetic
-            Real dot = 0;
-            for (int c = 0; c < D; ++c) dot += d[c] * vi[c];
-            if (!(dot >= std::sqrt(dist2) * vi_len * kp_.cos_half_view)) continue;
+        for (std::uint32_t s0 = runs[2 * r]; s0 < runs[2 * r + 1]; s0 += kChunk) {
+          const std::uint32_t len = std::min<std::uint32_t>(kChunk, runs[2 * r + 1] - s0);
+          for (int c = 0; c < D; ++c) {  // one component at a time: unit-stride loads
+            const Real* __restrict src = s_.sp[c].data() + s0;
+            Real* __restrict dst = dd[c];
+            const Real pc = pi[c];
+            for (std::uint32_t q = 0; q < len; ++q) {
+              Real d = src[q] - pc;
+              if constexpr (Wrap) d = wrap_diff(d, size_, inv_size_);
+              dst[q] = d;
+            }
           }
-          ++k;
+          for (std::uint32_t q = 0; q < len; ++q) {
+            Real dist2 = 0;  // summed in component order, as the model does
+            for (int c = 0; c < D; ++c) dist2 += dd[c][q] * dd[c][q];
+            d2[q] = dist2;
+          }
+          if (i >= s0 && i < s0 + len) d2[i - s0] = std::numeric_limits<Real>::infinity();
+          // Non-negative floats order like their bit patterns: an integer minimum.
+          Bits m = best;
+          std::uint64_t inside = 0;
+          for (std::uint32_t q = 0; q < len; ++q) {
+            Bits bits;
+            std::memcpy(&bits, &d2[q], sizeof bits);
+            m = bits < m ? bits : m;
+            inside += d2[q] < r2 ? 1u : 0u;
+          }
+          best = m;
+          if (!cone) k += inside;
+          if (inside == 0) continue;
+          // Links: each pair once, from its later boid; a find per candidate, a union only
+          // when the roots differ.
+          const std::uint32_t before =
+              i > s0 ? std::min<std::uint32_t>(len, std::uint32_t(i - s0)) : 0;
+          for (std::uint32_t q = 0; q < before; ++q) {
+            if (!(d2[q] < r2)) continue;
+            const std::uint32_t rj = find_root(parent_, s0 + q);
+            if (rj != root) {
+              unite(parent_, root, rj);
+              root = find_root(parent_, std::uint32_t(i));
+            }
+          }
+          if (!cone) continue;
+          for (std::uint32_t q = 0; q < len; ++q) {
+            if (!(d2[q] < r2)) continue;
+            Real dot = 0;  // the model's view test, same arithmetic (core/model.hpp)
+            for (int c = 0; c < D; ++c) dot += dd[c][q] * vi[c];
+            if (dot >= std::sqrt(d2[q]) * vi_len * kp_.cos_half_view) ++k;
+          }
         }
       }
-      // Unvisited cells lie beyond ring 1, at least one edge away: search further rings only
-      // while the best distance found could still be beaten.
-      double nearest = std::sqrt(double(best));
-      for (int ring = 2; !(nearest <= double(ring - 1) * g_.edge) && ring_exists(cc, ring);
-           ++ring) {
-        best = ring_min(pi, i, cc, ring, best);
-        nearest = std::sqrt(double(best));
+      Real bestr;
+      std::memcpy(&bestr, &best, sizeof bestr);
+      if (best == std::numeric_limits<Bits>::max()) bestr = std::numeric_limits<Real>::infinity();
+      // Unvisited cells lie beyond the reach, at least reach edges away: search further rings
+      // only while the best distance found could still be beaten.
+      double nearest = std::sqrt(double(bestr));
+      for (int ring = g_.reach + 1;
+           !(nearest <= double(ring - 1) * g_.edge) && ring_exists(cc, ring); ++ring) {
+        bestr = ring_min(pi, i, cc, ring, bestr);
+        nearest = std::sqrt(double(bestr));
       }
       out.neighbours += k;
-      if (best < std::numeric_limits<Real>::infinity()) {
+      if (bestr < std::numeric_limits<Real>::infinity()) {
         out.nnd += nearest;
         out.nnd_count += 1;
       }
@@ -192,7 +244,7 @@ class Kernel {
   // contiguous in cell order, so each (y, z) row gives one or two ranges.
   int near_runs(const int* cc, std::uint32_t* runs) const {
     int lo[3], hi[3];
-    for (int a = 0; a < 3; ++a) g_.range(a, cc[a], a < D ? 1 : 0, &lo[a], &hi[a]);
+    for (int a = 0; a < 3; ++a) g_.range(a, cc[a], a < D ? g_.reach : 0, &lo[a], &hi[a]);
     int nr = 0;
     for (int oz = -lo[2]; oz <= hi[2]; ++oz) {
       for (int oy = -lo[1]; oy <= hi[1]; ++oy) {
@@ -258,8 +310,12 @@ Grid make_grid(const WorldDef& def, double radius, std::size_t n, const double* 
   Grid g;
   g.wrap = def.boundary == Boundary::wrap;
   const double extent = g.wrap ? def.size : std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
-  // A margin above the radius covers the rounding of positions to the world's precision.
-  double edge = radius * (1 + 1e-5) + extent * 1e-6;
+  // Cells of one radius searched one cell out. (Half-radius cells searched two out examine
+  // (2.5 r)^D instead of (3 r)^D candidates, but their rows are so short that they measured
+  // slower.) A margin above the radius covers the rounding of positions to the world's
+  // precision.
+  g.reach = 1;
+  double edge = (radius * (1 + 1e-5) + extent * 1e-6) / g.reach;
   const double cap = 2.0 * double(n) + 64.0;
   for (;;) {
     double total = 1;
