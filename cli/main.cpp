@@ -8,6 +8,8 @@
 #include <optional>
 
 #include "boids/world.hpp"
+#include "cli/metrics_output.hpp"
+#include "cli/sweep.hpp"
 #include "core/engine.hpp"
 #include "core/record.hpp"
 #include "core/scenario.hpp"
@@ -29,6 +31,7 @@ struct RunOptions {
   std::string load;    // snapshot to continue instead of a scenario
   std::string record;  // trajectory file (.csv: CSV, else binary)
   long long every = 1;
+  boids::cli::MetricsOptions metrics;  // --metrics, --metrics-every, --metrics-kind
 };
 
 const char* engine_name(boids::EngineKind e) {
@@ -70,6 +73,7 @@ int run(const RunOptions& o) {
   if (!o.out.empty()) check_writable(o.out);
   if (!o.save.empty()) check_writable(o.save);
   if (!o.record.empty()) check_writable(o.record);
+  if (!o.metrics.path.empty()) check_writable(o.metrics.path);
 
   boids::World world = loaded ? std::move(*loaded) : boids::World::create(def);
   if (!o.init.empty()) world.set_state(init);
@@ -81,17 +85,27 @@ int run(const RunOptions& o) {
     rec.emplace(o.record, world, std::uint64_t(o.every));
     rec->frame(world);
   }
+  // Metrics rows likewise: the state before the first step, every N-th step and the last.
+  std::optional<boids::cli::MetricsOutput> met;
+  if (!o.metrics.path.empty()) {
+    met.emplace(o.metrics, world);
+    met->row(world);
+  }
   double ms = 0;
   for (int done = 0; done < o.steps;) {
-    const int batch = rec ? int(std::min<long long>(o.every, o.steps - done)) : o.steps;
+    long long batch = o.steps - done;
+    if (rec) batch = std::min(batch, o.every - done % o.every);
+    if (met) batch = std::min(batch, met->every() - done % met->every());
     const auto t0 = std::chrono::steady_clock::now();
-    world.step(batch);
+    world.step(int(batch));
     const auto t1 = std::chrono::steady_clock::now();
     ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
-    done += batch;
-    if (rec) rec->frame(world);
+    done += int(batch);
+    if (rec && (done % o.every == 0 || done == o.steps)) rec->frame(world);
+    if (met && (done % met->every() == 0 || done == o.steps)) met->row(world);
   }
   if (rec) rec->finish();
+  if (met) met->finish();
   if (!o.save.empty()) world.save(o.save);
   if (!o.out.empty()) boids::write_state_csv(o.out, world.state(), def.dims, def.precision);
   if (!o.quiet) {
@@ -142,6 +156,9 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->needs(record_opt)
       ->capture_default_str();
+  boids::cli::add_metrics_options(run_cmd, o.metrics);
+  boids::cli::SweepOptions sweep;
+  CLI::App* sweep_cmd = boids::cli::add_sweep_command(app, sweep);
 
   try {
     app.parse(argc, argv);
@@ -150,6 +167,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (run_cmd->parsed()) return run(o);
+    if (sweep_cmd->parsed()) return boids::cli::run_sweep(sweep);
   } catch (const boids::Error& e) {
     std::cerr << "boids: error: " << e.what() << "\n";
     return 1;

@@ -9,11 +9,8 @@
 #include <string>
 
 #include "boids/world.hpp"
+#include "core/c_api_internal.hpp"
 #include "core/scenario.hpp"
-
-struct boids_world {
-  boids::World world;
-};
 
 namespace {
 
@@ -207,6 +204,8 @@ boids_status view_vectors(const char* where, const boids_world* world, boids_vie
 }
 
 }  // namespace
+
+void boids::capi::set_last_error(std::string message) { g_last_error = std::move(message); }
 
 extern "C" {
 

@@ -226,6 +226,27 @@ BOIDS_API boids_status boids_world_load(const char* path,
                                         boids_host_parallel_for_fn host_parallel_for,
                                         void* host_context, boids_world** out_world);
 
+/* ---- flock metrics (docs/metrics.md) ---- */
+
+/* Order parameters of the boids of one kind, as boids::FlockMetrics. Every field is finite;
+ * with no boid of the kind all are 0. */
+typedef struct boids_flock_metrics {
+  uint64_t count;         /* boids of the kind (n) */
+  uint64_t moving;        /* of those, boids with |v| > 0 (m) */
+  double polarization;    /* |sum v_i/|v_i|| / m, 0..1 */
+  double milling;         /* |sum r_i/|r_i| x v_i/|v_i|| / m about the group centre, 0..1 */
+  double mean_speed;      /* mean |v_i| */
+  double mean_nnd;        /* mean distance to the nearest other boid of the kind */
+  double mean_neighbours; /* mean neighbour count (radius, view cone, same kind) */
+  uint64_t clusters;      /* connected groups, linked when closer than rules.radius */
+  double largest_cluster; /* boids in the largest group / n, 0..1 */
+} boids_flock_metrics;
+
+/* Computes the metrics of the boids of `kind` (BOIDS_KIND_*) in O(n) on the world's threads;
+ * bit-identical for any thread count. */
+BOIDS_API boids_status boids_world_compute_metrics(const boids_world* world, int32_t kind,
+                                                   boids_flock_metrics* out_metrics);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,457 @@
+// `boids sweep` (cli/sweep.hpp). Every combination of the varied values is run `repeats`
+// times with seeds seed, seed+1, ...; each run steps a world and samples the flock metrics at
+// steps M, M+e, ... and S, then reports each metric's mean and standard deviation over those
+// samples.
+//
+// Scheduling: with at least as many runs as worker threads, the runs are spread over the
+// workers, one single-threaded world each (small worlds scale best that way); with fewer, the
+// runs go one after the other on a world that uses every thread. Either way each run's numbers
+// do not depend on the thread count (the engines and the metrics are deterministic), rows are
+// appended to --out and flushed as they finish (so an interrupted sweep keeps them and
+// --resume skips them), and at the end the file is rewritten atomically in the canonical
+// order (first varied key slowest, repeat fastest), so it is byte-identical for any thread
+// count.
+#include "cli/sweep.hpp"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "boids/metrics.hpp"
+#include "core/scenario.hpp"
+
+namespace boids::cli {
+namespace {
+
+constexpr int kMetrics = 7;
+constexpr const char* kMetricNames[kMetrics] = {"polarization",   "milling",         "mean_speed",
+                                                "mean_nnd",       "mean_neighbours", "clusters",
+                                                "largest_cluster"};
+
+std::string shortest(double v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+struct Vary {
+  std::string key;
+  std::vector<std::string> values;
+};
+
+bool parse_double(const std::string& s, double& out) {
+  const char* b = s.data();
+  const char* e = b + s.size();
+  const auto r = std::from_chars(b, e, out);
+  return r.ec == std::errc() && r.ptr == e && std::isfinite(out);
+}
+
+Vary parse_vary(const std::string& spec) {
+  const auto fail = [&](const std::string& what) { throw Error("--vary " + spec + ": " + what); };
+  const std::size_t eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0) fail("expected KEY=FROM:TO:COUNT or KEY=a,b,c");
+  Vary v;
+  v.key = spec.substr(0, eq);
+  const std::string rhs = spec.substr(eq + 1);
+  const std::vector<std::string> keys = scenario_keys();
+  if (std::find(keys.begin(), keys.end(), v.key) == keys.end()) {
+    fail("unknown scenario key " + v.key);
+  }
+  if (rhs.empty()) fail("no values");
+  if (rhs.find(':') != std::string::npos) {
+    std::vector<std::string> parts;
+    std::size_t at = 0;
+    for (;;) {
+      const std::size_t c = rhs.find(':', at);
+      parts.push_back(rhs.substr(at, c - at));
+      if (c == std::string::npos) break;
+      at = c + 1;
+    }
+    double from = 0, to = 0, count = 0;
+    if (parts.size() != 3 || !parse_double(parts[0], from) || !parse_double(parts[1], to) ||
+        !parse_double(parts[2], count)) {
+      fail("expected FROM:TO:COUNT with numbers");
+    }
+    if (count < 1 || count != std::floor(count) || count > 100000) {
+      fail("COUNT must be a whole number from 1 to 100000");
+    }
+    const int n = int(count);
+    for (int i = 0; i < n; ++i) {
+      const double x = n == 1 ? from : (i == n - 1 ? to : from + (to - from) * i / (n - 1));
+      v.values.push_back(shortest(x));
+    }
+  } else {
+    std::size_t at = 0;
+    for (;;) {
+      const std::size_t c = rhs.find(',', at);
+      std::string item = rhs.substr(at, c - at);
+      if (item.empty()) fail("empty value in the list");
+      if (item.find('"') == std::string::npos && item.find_first_of(" \t") != std::string::npos) {
+        fail("a value contains spaces");
+      }
+      v.values.push_back(item);
+      if (c == std::string::npos) break;
+      at = c + 1;
+    }
+  }
+  return v;
+}
+
+// A CSV cell: values with a comma or quote are quoted.
+std::string cell(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"') q += '"';
+    q += c;
+  }
+  return q + "\"";
+}
+
+struct Job {
+  std::vector<std::size_t> pick;  // value index per varied key
+  int repeat = 0;
+  std::uint64_t seed = 0;
+  std::string prefix;  // the row's leading cells: values, repeat, seed
+};
+
+struct Plan {
+  std::vector<Vary> vary;
+  std::vector<Job> jobs;
+  std::string header;
+  std::size_t columns = 0;
+};
+
+std::vector<std::string> job_sets(const SweepOptions& o, const Plan& p, const Job& j, int threads) {
+  std::vector<std::string> sets = o.sets;
+  for (std::size_t k = 0; k < p.vary.size(); ++k) {
+    sets.push_back(p.vary[k].key + "=" + p.vary[k].values[j.pick[k]]);
+  }
+  sets.push_back("boids.seed=" + std::to_string(j.seed));
+  sets.push_back("engine.threads=" + std::to_string(threads));
+  return sets;
+}
+
+WorldDef job_def(const SweepOptions& o, const std::vector<std::string>& sets) {
+  return o.scenario.empty()
+             ? parse_scenario(default_scenario_text(), "<built-in default scenario>", sets)
+             : load_scenario(o.scenario, sets);
+}
+
+Plan make_plan(const SweepOptions& o) {
+  Plan p;
+  if (o.vary.empty()) throw Error("--vary: give at least one KEY=FROM:TO:COUNT or KEY=a,b,c");
+  for (const std::string& spec : o.vary) {
+    p.vary.push_back(parse_vary(spec));
+    for (std::size_t k = 0; k + 1 < p.vary.size(); ++k) {
+      if (p.vary[k].key == p.vary.back().key) throw Error("--vary " + spec + ": key varied twice");
+    }
+  }
+  if (o.measure_from > o.steps) {
+    throw Error("--measure-from: must be <= --steps (" + std::to_string(o.steps) + "), got " +
+                std::to_string(o.measure_from));
+  }
+  // The base seed is the scenario's (after --set), so repeat r runs with seed + r.
+  const WorldDef base = job_def(o, o.sets);
+  std::vector<std::size_t> pick(p.vary.size(), 0);
+  for (;;) {
+    for (int r = 0; r < o.repeats; ++r) {
+      Job j;
+      j.pick = pick;
+      j.repeat = r;
+      j.seed = base.seed + std::uint64_t(r);
+      for (std::size_t k = 0; k < p.vary.size(); ++k)
+        j.prefix += cell(p.vary[k].values[pick[k]]) + ",";
+      j.prefix += std::to_string(r) + "," + std::to_string(j.seed);
+      p.jobs.push_back(std::move(j));
+    }
+    std::size_t k = p.vary.size();
+    while (k > 0 && ++pick[k - 1] == p.vary[k - 1].values.size()) pick[--k] = 0;
+    if (k == 0) break;
+  }
+  for (const Vary& v : p.vary) p.header += cell(v.key) + ",";
+  p.header += "repeat,seed";
+  for (const char* m : kMetricNames) p.header += std::string(",") + m + "_mean," + m + "_std";
+  p.columns = p.vary.size() + 2 + 2 * kMetrics;
+  return p;
+}
+
+// Splits a CSV line into cells (quotes as written by cell()).
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        out.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+struct Result {
+  bool done = false;
+  std::string line;  // the whole CSV row
+  std::vector<double> means;
+};
+
+Result run_job(const SweepOptions& o, const Plan& p, const Job& j, int threads) {
+  World w = World::create(job_def(o, job_sets(o, p, j, threads)));
+  MetricsCalculator calc(threads);
+  std::vector<double> samples[kMetrics];
+  const auto sample = [&] {
+    const FlockMetrics m = calc.compute(w, o.kind);
+    const double v[kMetrics] = {m.polarization,    m.milling,          m.mean_speed,     m.mean_nnd,
+                                m.mean_neighbours, double(m.clusters), m.largest_cluster};
+    for (int k = 0; k < kMetrics; ++k) samples[k].push_back(v[k]);
+  };
+  long long t = 0;
+  for (;;) {
+    if (t >= o.measure_from) sample();
+    if (t == o.steps) break;
+    long long next = t < o.measure_from ? o.measure_from : t + o.measure_every;
+    next = std::min(next, o.steps);
+    w.step(int(next - t));
+    t = next;
+  }
+  Result r;
+  r.done = true;
+  r.line = j.prefix;
+  for (int k = 0; k < kMetrics; ++k) {
+    double sum = 0;
+    for (double x : samples[k]) sum += x;
+    const double mean = sum / double(samples[k].size());
+    double var = 0;
+    for (double x : samples[k]) var += (x - mean) * (x - mean);
+    const double sd = std::sqrt(var / double(samples[k].size()));
+    r.means.push_back(mean);
+    r.line += "," + shortest(mean) + "," + shortest(sd);
+  }
+  return r;
+}
+
+void write_all(const std::string& path, const Plan& p, const std::vector<Result>& results) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << p.header << "\n";
+    for (const Result& r : results) {
+      if (r.done) f << r.line << "\n";
+    }
+    f.flush();
+    if (!f) {
+      std::remove(tmp.c_str());
+      throw Error(path + ": write failed");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw Error(path + ": cannot write here (directory missing or not writable)");
+  }
+}
+
+// Rows of an earlier, interrupted run of the same sweep. Lines that are cut short or belong
+// to no job of this plan are dropped (the file is rewritten without them).
+void read_resume(const std::string& path, const Plan& p, std::vector<Result>& results) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return;  // nothing to resume: a fresh sweep
+  std::string line;
+  if (!std::getline(f, line)) return;
+  if (line != p.header) {
+    throw Error(path + ":1: --resume: the header does not match this sweep (expected " + p.header +
+                ")");
+  }
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < p.jobs.size(); ++i) index[p.jobs[i].prefix] = i;
+  const std::size_t lead = p.vary.size() + 2;
+  while (std::getline(f, line)) {
+    if (f.eof()) break;  // no newline: the row was being written when the sweep stopped
+    const std::vector<std::string> cells = split_csv(line);
+    if (cells.size() != p.columns) continue;
+    std::string prefix;
+    for (std::size_t c = 0; c < lead; ++c) prefix += (c ? "," : "") + cell(cells[c]);
+    const auto it = index.find(prefix);
+    if (it == index.end()) continue;
+    Result& r = results[it->second];
+    r.done = true;
+    r.line = line;
+    for (int k = 0; k < kMetrics; ++k) {
+      double x = 0;
+      if (!parse_double(cells[lead + 2 * std::size_t(k)], x)) x = NAN;
+      r.means.push_back(x);
+    }
+  }
+}
+
+}  // namespace
+
+CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
+  CLI::App* s = app.add_subcommand(
+      "sweep", "Run a scenario over a grid of parameter values and seeds; metrics to CSV");
+  s->add_option("--scenario", o.scenario, "Scenario TOML file (default: the built-in one)");
+  s->add_option("--vary", o.vary,
+                "KEY=FROM:TO:COUNT (COUNT values, ends included) or KEY=a,b,c (repeatable)")
+      ->required();
+  s->add_option("--set", o.sets, "Fix a scenario key: section.key=value (repeatable)");
+  s->add_option("--repeats", o.repeats, "Runs per combination, seeds seed, seed+1, ...")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  s->add_option("--steps", o.steps, "Steps per run (S)")
+      ->check(CLI::Range(0LL, 2000000000LL))
+      ->capture_default_str();
+  s->add_option("--measure-from", o.measure_from,
+                "First step of the averaging window M (window: steps M..S)")
+      ->check(CLI::Range(0LL, 2000000000LL))
+      ->capture_default_str();
+  s->add_option("--measure-every", o.measure_every, "Steps between samples in the window")
+      ->check(CLI::Range(1LL, 2000000000LL))
+      ->capture_default_str();
+  s->add_option("--metrics-kind", o.kind, "Kind measured: 0 boids, 1 predators, 2 leaders")
+      ->check(CLI::Range(0, 2))
+      ->capture_default_str();
+  s->add_option("--threads", o.threads, "Worker threads; 0 = all cores")
+      ->check(CLI::Range(0, 1024))
+      ->capture_default_str();
+  s->add_option("--out", o.out, "The sweep CSV (rows written as runs finish)")->required();
+  s->add_option("--plot", o.plot, "Also draw the metrics against the first varied key (SVG)");
+  s->add_flag("--resume", o.resume, "Keep the rows already in --out and run only the others");
+  s->add_flag("--quiet", o.quiet, "No progress bar and no summary");
+  return s;
+}
+
+int run_sweep(const SweepOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Plan p = make_plan(o);
+  int hw = o.threads > 0 ? o.threads : int(std::thread::hardware_concurrency());
+  if (hw < 1) hw = 1;
+  // Check every combination before the first run: bad values fail now, not after an hour.
+  for (const Job& j : p.jobs) {
+    if (j.repeat != 0) continue;
+    try {
+      (void)job_def(o, job_sets(o, p, j, 1));
+    } catch (const Error& e) {
+      // Overrides are reported as "--set KEY=VALUE: ..."; name the option the user wrote.
+      std::string msg = e.what();
+      for (const Vary& v : p.vary) {
+        if (msg.rfind("--set " + v.key + "=", 0) == 0) msg.replace(0, 5, "--vary");
+      }
+      throw Error(msg);
+    }
+  }
+  std::vector<Result> results(p.jobs.size());
+  if (o.resume) read_resume(o.out, p, results);
+  write_all(o.out, p, results);  // fresh file, or the kept rows without a cut-off line
+  if (!o.plot.empty()) {
+    std::FILE* probe = std::fopen((o.plot + ".tmp").c_str(), "wb");
+    if (!probe) throw Error(o.plot + ": cannot write here (directory missing or not writable)");
+    std::fclose(probe);
+    std::remove((o.plot + ".tmp").c_str());
+  }
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].done) todo.push_back(i);
+  }
+  const std::size_t resumed = results.size() - todo.size();
+  const int workers =
+      int(std::min<std::size_t>(std::size_t(hw), std::max<std::size_t>(todo.size(), 1)));
+  const int world_threads = todo.size() >= std::size_t(hw) ? 1 : hw;
+  const int pool = todo.size() >= std::size_t(hw) ? workers : 1;
+
+  std::FILE* f = std::fopen(o.out.c_str(), "ab");
+  if (!f) throw Error(o.out + ": cannot write here (directory missing or not writable)");
+  std::mutex mu;
+  std::atomic<std::size_t> next{0};
+  std::size_t finished = 0;
+  std::string failure;
+  const bool tty = !o.quiet && ::isatty(2);
+  auto progress = [&] {
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double frac = todo.empty() ? 1.0 : double(finished) / double(todo.size());
+    const int bar = int(frac * 30);
+    std::string b(std::size_t(bar), '#');
+    b.resize(30, '.');
+    const double eta = finished > 0 ? secs / double(finished) * double(todo.size() - finished) : 0;
+    std::fprintf(stderr, "\rsweep [%s] %zu/%zu runs, %.0f s, ETA %.0f s   ", b.c_str(),
+                 finished + resumed, results.size(), secs, eta);
+    std::fflush(stderr);
+  };
+  if (tty) progress();
+  auto worker = [&] {
+    for (;;) {
+      const std::size_t t = next.fetch_add(1);
+      if (t >= todo.size()) return;
+      Result r;
+      try {
+        r = run_job(o, p, p.jobs[todo[t]], world_threads);
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (failure.empty()) failure = e.what();
+        next = todo.size();
+        return;
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      std::fprintf(f, "%s\n", r.line.c_str());
+      std::fflush(f);
+      results[todo[t]] = std::move(r);
+      ++finished;
+      if (tty) progress();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int i = 1; i < pool; ++i) threads.emplace_back(worker);
+  worker();
+  for (std::thread& th : threads) th.join();
+  std::fclose(f);
+  if (tty) std::fprintf(stderr, "\n");
+  if (!failure.empty()) throw Error(failure);
+  write_all(o.out, p, results);
+  if (!o.plot.empty()) {
+    std::vector<std::string> keys;
+    for (const Vary& v : p.vary) keys.push_back(v.key);
+    std::vector<SweepRow> rows;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      SweepRow row;
+      for (std::size_t k = 0; k < p.vary.size(); ++k)
+        row.values.push_back(p.vary[k].values[p.jobs[i].pick[k]]);
+      row.repeat = p.jobs[i].repeat;
+      row.means = results[i].means;
+      rows.push_back(std::move(row));
+    }
+    write_sweep_plot(o.plot, keys, rows);
+  }
+  if (!o.quiet) {
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("sweep: %zu runs (%zu resumed) in %.1f s on %d thread%s (%s)\n", results.size(),
+                resumed, secs, hw, hw == 1 ? "" : "s",
+                world_threads == 1 ? "one single-threaded world per thread"
+                                   : "one multi-threaded world at a time");
+  }
+  return 0;
+}
+
+}  // namespace boids::cli
