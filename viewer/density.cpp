@@ -25,6 +25,7 @@ out vec3 v_color;
 out float v_weight;
 flat out vec2 v_dir;
 flat out float v_len;
+flat out float v_size;
 
 void main() {
   vec4 pv = u_view * vec4(i_pos, 1.0);
@@ -34,6 +35,7 @@ void main() {
   float len_px = u_size / (u_ortho == 1 ? u_wpp : u_wpp * depth);
   float sz = clamp(len_px, 2.0, 20.0);
   gl_PointSize = sz;
+  v_size = sz;
   float speed = length(i_vel);
   vec3 f = speed > 1e-20 ? i_vel / speed : vec3(1.0, 0.0, 0.0);
   vec4 c2 = u_proj * (u_view * vec4(i_pos + f * u_size * 0.5, 1.0));
@@ -51,6 +53,7 @@ in vec3 v_color;
 in float v_weight;
 flat in vec2 v_dir;
 flat in float v_len;
+flat in float v_size;
 out vec4 o_color;
 void main() {
   vec2 q = gl_PointCoord * 2.0 - 1.0;
@@ -60,7 +63,8 @@ void main() {
   float L = 0.75 * v_len;
   float t = clamp(along, -L, L);
   float dist = length(vec2(along - t, across));
-  float a = 1.0 - smoothstep(0.3, 0.6, dist);
+  // Sprites of a few pixels cannot show a streak: they are filled.
+  float a = v_size < 4.0 ? 1.0 : 1.0 - smoothstep(0.3, 0.6, dist);
   if (a <= 0.0) discard;
   float head = L > 0.05 ? 0.5 + 0.5 * clamp((along + L) / (2.0 * L), 0.0, 1.0) : 1.0;
   float w = a * head * v_weight;
@@ -82,15 +86,18 @@ in vec2 v_uv;
 uniform sampler2D u_accum;
 uniform float u_scale;      // n / drawn
 uniform float u_exposure;
-uniform float u_coverage;   // fraction of the scene the flock covers
-uniform float u_top_level;  // smallest mip level: the mean over the scene
+uniform float u_mean;       // mean weight over the flock's pixels (at n / drawn = 1)
 out vec4 o_color;
 void main() {
   vec4 s = texture(u_accum, v_uv);
   if (s.a <= 1e-6) discard;
-  float mean = textureLod(u_accum, vec2(0.5), u_top_level).a / max(u_coverage, 1e-3);
-  float x = u_exposure * s.a * u_scale / max(mean * u_scale, 1e-6);
-  float b = 1.0 - exp(-0.7 * x);
+  // Logarithmic: one boid is still visible (about a fifth of full brightness) and a core
+  // of sixteen times the flock's mean density is white-hot, whatever the flock's size.
+  float a = s.a * u_scale;
+  float mean = u_mean * u_scale;
+  const float a0 = 0.25;
+  float top = max(16.0 * mean / u_exposure, 4.0 * a0);
+  float b = clamp(log(1.0 + a / a0) / log(1.0 + top / a0), 0.0, 1.0);
   vec3 col = s.rgb / s.a;
   col = mix(col, vec3(1.0), 0.45 * b * b * b * b);  // dense cores glow towards white
   o_color = vec4(col * b, b);  // premultiplied
@@ -160,6 +167,7 @@ void SplatPass::begin(int width, int height, std::uint64_t serial, const SplatPa
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(vp[0], vp[1], vp[2], vp[3]);
     mip_dirty_ = true;
+    mean_drawn_ = 0;
   }
   params_.exposure = exposure;  // these only change the resolve
   params_.coverage = coverage;
@@ -202,13 +210,22 @@ std::size_t SplatPass::accumulate(const InstanceSet& set, std::size_t budget) {
   return count;
 }
 
-void SplatPass::resolve() {
+void SplatPass::resolve(const int scissor[4]) {
   if (drawn_ == 0 || !tex_) return;
   glBindTexture(GL_TEXTURE_2D, tex_);
-  if (mip_dirty_) {
+  // The mean weight: the smallest mip level, read back once per change of the accumulation
+  // (a 1x1 read; while accumulating, only when the drawn count has doubled since).
+  if (mip_dirty_ && (complete() || drawn_ >= 2 * mean_drawn_ || mean_ <= 0)) {
     glGenerateMipmap(GL_TEXTURE_2D);
+    float px[4] = {0, 0, 0, 0};
+    glGetTexImage(GL_TEXTURE_2D, levels_ - 1, GL_RGBA, GL_FLOAT, px);
+    mean_ = px[3] / std::max(params_.coverage, 1e-3f) * float(double(total_) / double(drawn_));
+    mean_drawn_ = drawn_;
     mip_dirty_ = false;
   }
+  // Only the flock's rectangle has anything to resolve.
+  glEnable(GL_SCISSOR_TEST);
+  glScissor(scissor[0], scissor[1], scissor[2], scissor[3]);
   glDisable(GL_DEPTH_TEST);
   glEnable(GL_BLEND);
   glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
@@ -218,12 +235,12 @@ void SplatPass::resolve() {
   glUniform1i(loc("u_accum"), 0);
   glUniform1f(loc("u_scale"), float(double(total_) / double(drawn_)));
   glUniform1f(loc("u_exposure"), params_.exposure);
-  glUniform1f(loc("u_coverage"), params_.coverage);
-  glUniform1f(loc("u_top_level"), float(levels_ - 1));
+  glUniform1f(loc("u_mean"), mean_ * float(double(drawn_) / double(total_)));
   glBindVertexArray(empty_vao_);
   glDrawArrays(GL_TRIANGLES, 0, 3);
   glBindVertexArray(0);
   glDisable(GL_BLEND);
+  glDisable(GL_SCISSOR_TEST);
 }
 
 }  // namespace boids::view

@@ -54,8 +54,9 @@ class SplatPass {
   std::size_t accumulate(const InstanceSet& set, std::size_t budget);
   bool complete() const { return drawn_ >= total_; }
   std::size_t drawn() const { return drawn_; }
-  /// Draws the tone-mapped picture into the current viewport, blended over what is there.
-  void resolve();
+  /// Draws the tone-mapped picture into the current viewport, blended over what is there,
+  /// within the window rectangle `scissor` (x, y, w, h: the flock's projected box).
+  void resolve(const int scissor[4]);
 
  private:
   GLuint prog_ = 0, resolve_prog_ = 0, fbo_ = 0, tex_ = 0, empty_vao_ = 0;
@@ -64,6 +65,8 @@ class SplatPass {
   SplatParams params_;
   std::size_t drawn_ = 0, total_ = 0;
   bool mip_dirty_ = true;
+  float mean_ = 0;              // mean weight per flock pixel, scaled to the whole flock
+  std::size_t mean_drawn_ = 0;  // drawn_ when mean_ was measured
 };
 
 }  // namespace boids::view

@@ -58,6 +58,12 @@ struct Options {
   bool no_persistent = false;
 };
 
+std::string shortest(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 App* app_of(GLFWwindow* w) { return static_cast<App*>(glfwGetWindowUserPointer(w)); }
 
 // ---------------------------------------------------------------------------------------------
@@ -300,7 +306,7 @@ int run(const Options& o) {
       throw Error(*path + ": is a directory, not a file");
   }
   if (!std::isfinite(o.exposure) || o.exposure <= 0 || o.exposure > 100)
-    throw Error("--exposure: expected a number in (0, 100], got " + std::to_string(o.exposure));
+    throw Error("--exposure: expected a number in (0, 100], got " + shortest(o.exposure));
 
   std::vector<std::string> sets = o.sets;
   if (!o.engine.empty()) sets.push_back("engine.kind=\"" + o.engine + "\"");
@@ -316,8 +322,8 @@ int run(const Options& o) {
   if (!o.replay.empty()) replay = open_recording(o.replay);
   // A glyph longer than the box is a typo, and a huge one would overflow the shaders.
   if (o.glyph_size > 0 && !(o.glyph_size <= def.size))
-    throw Error("--glyph-size: " + std::to_string(o.glyph_size) +
-                " is larger than the world box (world.size = " + std::to_string(def.size) + ")");
+    throw Error("--glyph-size: " + shortest(o.glyph_size) +
+                " is larger than the world box (world.size = " + shortest(def.size) + ")");
   std::optional<State> init;
   if (!o.init.empty()) init = read_state_csv(o.init, def.dims, def.count);
 
@@ -483,7 +489,7 @@ int run(const Options& o) {
     if (app.view.show_panel) draw_panel(app);
     if (app.view.show_panel) draw_debug_legend(app);
     if (app.view.show_panel) draw_legend(app);
-    if (app.sim->replaying()) draw_timeline(app);
+    if (app.sim->replaying() && app.view.show_panel) draw_timeline(app);
     ImGui::Render();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 

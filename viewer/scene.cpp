@@ -221,7 +221,12 @@ void draw_scene(App& app, int x0, int w, int h) {
     sp.coverage = std::clamp(0.25f * (smax.x - smin.x) * (smax.y - smin.y), 0.01f, 1.0f);
     app.splats.begin(w, h, f.serial, sp, f.count);
     app.splats.accumulate(flock, app.splat_all ? 0 : app.splat_budget);
-    app.splats.resolve();
+    // The flock's projected box in framebuffer pixels (a sprite's width of margin).
+    const int scissor[4] = {x0 + int(std::floor((smin.x + 1) * 0.5f * float(w))) - 12,
+                            int(std::floor((smin.y + 1) * 0.5f * float(h))) - 12,
+                            int(std::ceil((smax.x - smin.x) * 0.5f * float(w))) + 24,
+                            int(std::ceil((smax.y - smin.y) * 0.5f * float(h))) + 24};
+    app.splats.resolve(scissor);
   } else {
     app.renderer.draw_glyphs(flock, f.dims, gp);
   }
