@@ -153,7 +153,12 @@ void SplatPass::begin(int width, int height, std::uint64_t serial, const SplatPa
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
   }
   const float exposure = p.exposure, coverage = p.coverage;
-  if (resized || serial != serial_ || !same(p, params_) || n != total_) {
+  const bool view_changed = resized || !same(p, params_) || n != total_;
+  if (view_changed || serial != serial_) {
+    // A new state seen the same way keeps the mean weight until its accumulation completes
+    // (no read-back stall per state); a new view measures it again at once.
+    if (view_changed) mean_ = 0;
+    mean_drawn_ = view_changed ? 0 : n;
     serial_ = serial;
     params_ = p;
     total_ = n;
@@ -167,7 +172,6 @@ void SplatPass::begin(int width, int height, std::uint64_t serial, const SplatPa
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(vp[0], vp[1], vp[2], vp[3]);
     mip_dirty_ = true;
-    mean_drawn_ = 0;
   }
   params_.exposure = exposure;  // these only change the resolve
   params_.coverage = coverage;

@@ -96,7 +96,8 @@ void draw_legend(App& app) {
       ImGui::Text("0 %*s %.0f", 22, "", double(f.max_local));
       break;
   }
-  swatch("boids", rgb(0.35f, 0.75f, 1.0f));
+  if (app.view.color == ColorMode::kind) swatch("boids", rgb(0.35f, 0.75f, 1.0f));
+  // Predators and leaders keep their colours in every mode.
   if (f.def.predators > 0) swatch("predators (larger)", rgb(1.0f, 0.30f, 0.25f));
   if (f.def.leaders > 0) swatch("leaders (larger)", rgb(1.0f, 0.80f, 0.20f));
   if (app.glyph(f.count, h) == Glyph::point)

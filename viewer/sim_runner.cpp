@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "boids/debug.hpp"
 #include "core/engine.hpp"
@@ -505,6 +510,14 @@ void SimRunner::run_replay() {
 }
 
 void SimRunner::run() {
+#if defined(__linux__)
+  // The window comes first: on a machine whose cores the simulation fills (and a software
+  // rasteriser needs them too) the render loop keeps its frame rate and the flock steps a
+  // little slower. Threads the engine starts from here inherit the lower priority.
+  if (setpriority(PRIO_PROCESS, pid_t(syscall(SYS_gettid)), 8) != 0) {
+    // Not allowed: run at the normal priority.
+  }
+#endif
   if (replay_) {
     run_replay();
     return;
