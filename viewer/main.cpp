@@ -365,6 +365,12 @@ int run(const Options& o) {
   struct GlfwGuard {
     ~GlfwGuard() { glfwTerminate(); }
   } glfw_guard;
+  // The simulation thread writes into mapped GL buffers: it stops before the context goes,
+  // on every path out of here.
+  struct SimGuard {
+    App& app;
+    ~SimGuard() { app.sim.reset(); }
+  } sim_guard{app};
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
@@ -558,6 +564,8 @@ int run(const Options& o) {
         st.boid_steps_per_s, (unsigned long long)st.steps, load);
   }
   app.sim.reset();
+  app.ring.destroy();
+  app.splats.destroy();
   app.renderer.shutdown();
   return 0;
 }

@@ -514,7 +514,7 @@ void SimRunner::run() {
   // The window comes first: on a machine whose cores the simulation fills (and a software
   // rasteriser needs them too) the render loop keeps its frame rate and the flock steps a
   // little slower. Threads the engine starts from here inherit the lower priority.
-  if (setpriority(PRIO_PROCESS, pid_t(syscall(SYS_gettid)), 8) != 0) {
+  if (setpriority(PRIO_PROCESS, pid_t(syscall(SYS_gettid)), 5) != 0) {
     // Not allowed: run at the normal priority.
   }
 #endif
