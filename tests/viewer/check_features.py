@@ -7,7 +7,8 @@ viewer_bad_input):
               so no line pixel is farther from it than half the box; they must exist.
   replay      `boids run --record` a flock, then the viewer draws the live run after K steps
               and the recording's frame at step K: the two PNGs must be identical, and the
-              frame of another step must differ (so the comparison can fail).
+              frame of another step must differ (so the comparison can fail). The live run
+              with --no-persistent (streamed instance buffer) must match the mapped one.
   bad_input   --camera nan, --glyph-size 1e30, a directory as scenario or recording, a file
               that is not a recording, an unknown colour: each one line
               "boids-view: error: ...", exit status 2, before any window opens.
@@ -107,7 +108,8 @@ def replay(args, env):
     shots = {}
     for name, extra in (("live8", ["--warmup", "8"]), ("replay8", ["--replay", rec,
                                                                     "--replay-step", "8"]),
-                        ("replay12", ["--replay", rec, "--replay-step", "12"])):
+                        ("replay12", ["--replay", rec, "--replay-step", "12"]),
+                        ("streamed8", ["--warmup", "8", "--no-persistent"])):
         png = os.path.join(args.workdir, name + ".png")
         run_viewer(view + extra + ["--screenshot", png], env)
         shots[name] = read_png(png)[2]
@@ -121,6 +123,10 @@ def replay(args, env):
         fail("the live frame shows almost nothing (%d lit pixels)" % lit)
     if same != 0:
         fail("the replayed frame of step 8 differs from the live run at step 8 in %d pixels" % same)
+    streamed = diff(shots["live8"], shots["streamed8"])
+    print("mapped vs streamed instance buffers (live step 8): %d pixels differ" % streamed)
+    if streamed != 0:
+        fail("the streamed instance buffer draws another picture than the mapped one")
     if other < 100:
         fail("the frame of step 12 looks like step 8 (%d pixels differ): replay not seeking?" %
              other)
