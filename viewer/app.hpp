@@ -100,6 +100,17 @@ void draw_scene(App& app, int x0, int w, int h);
 /// Makes the newly acquired frame drawable: the streamed fallback, the few special glyphs.
 void upload_frame(App& app);
 
+/// Installs the mouse and keyboard callbacks (viewer/input.cpp); the window's user pointer
+/// is the App.
+void install_input(GLFWwindow* win);
+/// While Ctrl is held the cursor is a predator: sends its position when it moved; restores
+/// the def when Ctrl is released. Called once per frame.
+void update_cursor_predator(App& app);
+/// Saves the back buffer as PNG and says so in the panel.
+void save_screenshot_now(App& app, const std::string& path);
+/// "boids-view-YYYYmmdd-HHMMSS.png".
+std::string timestamped_png();
+
 /// Draws the control panel.
 void draw_panel(App& app);
 /// Draws the colour legend in the scene's corner.

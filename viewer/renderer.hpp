@@ -138,6 +138,11 @@ class Renderer {
   std::vector<float> line_scratch_;
 };
 
+/// The meshes (position + normal per vertex, triangles) in one array: triangle (2D glyph),
+/// cone, dart, unit sphere, unit cube, unit disc; first vertex and count of each
+/// (viewer/geometry.cpp).
+void build_meshes(std::vector<float>& m, GLint first[6], GLint count[6]);
+
 /// Compiles and links a vertex and fragment shader; sets `err` on failure.
 GLuint link_program(const char* vs, const char* fs, std::string& err);
 
