@@ -121,19 +121,22 @@ void set_cursor_predator(WorldDef& def, bool on, const glm::dvec3& p) {
   b.flee_radius = 3.0 * def.kinds[0].rules.radius;
 }
 
-void add_shapes(const WorldDef& def, std::uint64_t step, LineBatch& lines) {
+void add_shapes(const WorldDef& def, std::uint64_t step, LineBatch& outlines, LineBatch& lines,
+                std::vector<Solid>& solids) {
   const bool flat = def.dims == 2;
-  const float unit = float(def.size) * 0.02f;
+  const float unit = float(def.size) * 0.03f;
   const glm::vec4 obstacle(1.0f, 0.6f, 0.2f, 0.9f);
   for (const SphereObstacle& s : def.spheres) {
-    lines.sphere(vec(s.center, def), float(s.radius), obstacle, flat);
+    outlines.circle(vec(s.center, def), {1, 0, 0}, {0, 1, 0}, float(s.radius), obstacle);
+    solids.push_back({true, vec(s.center, def), glm::vec3(float(s.radius))});
   }
   for (const BoxObstacle& b : def.boxes) {
     glm::vec3 lo = vec(b.lo, def), hi = vec(b.hi, def);
     if (flat) lo.z = hi.z = 0;
-    lines.box(lo, hi, obstacle);
+    outlines.box(lo, hi, obstacle);
+    solids.push_back({false, lo, hi});
   }
-  if (uses_goal(def)) cross(lines, vec(def.goal, def), unit, {0.3f, 1.0f, 0.4f, 1.0f}, flat);
+  if (uses_goal(def)) cross(lines, vec(def.goal, def), unit, kGoalRgba, flat);
   if (uses_target(def) || g_saved) {
     double p0[3], vel[3] = {0, 0, 0}, p[3], v[3];
     for (int c = 0; c < 3; ++c) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <glm/glm.hpp>
 #include <string>
+#include <vector>
 
 #include "boids/world_def.hpp"
 #include "viewer/renderer.hpp"
@@ -21,8 +22,13 @@ void set_goal(WorldDef& def, const glm::dvec3& p, std::string& note);
 /// within three perception radii. Turning it off restores the fields it changed.
 void set_cursor_predator(WorldDef& def, bool on, const glm::dvec3& p);
 
-/// Adds the goal, target, formation sphere and obstacles of `def` at step `step`.
-void add_shapes(const WorldDef& def, std::uint64_t step, LineBatch& lines);
+/// Colour of the goal marker.
+inline constexpr glm::vec4 kGoalRgba{0.3f, 1.0f, 0.4f, 1.0f};
+
+/// Adds the shapes of `def` at step `step`: the obstacles' outlines and shaded solids, and
+/// the markers drawn on top of everything (goal, target, formation sphere, flee radius).
+void add_shapes(const WorldDef& def, std::uint64_t step, LineBatch& outlines, LineBatch& markers,
+                std::vector<Solid>& solids);
 
 /// The panel's behaviour section for kind `k`; returns whether `def` changed.
 bool behaviour_controls(WorldDef& def, int k);

@@ -113,6 +113,20 @@ void Camera::frame(const glm::dvec3& lo, const glm::dvec3& hi, double aspect) {
   distance = radius / std::sin(half_fov) * 1.02;
 }
 
+void Camera::keep_view(double old_aspect, double new_aspect) {
+  if (!(old_aspect > 0) || !(new_aspect > 0)) return;
+  if (dims == 2) {
+    // Keep the visible width when the window gets narrower, the height otherwise.
+    if (new_aspect < old_aspect) half_height *= old_aspect / new_aspect;
+    return;
+  }
+  // Keep the sphere that fitted the old view inside the new one.
+  auto half_fov = [this](double a) {
+    return std::min(fovy, 2 * std::atan(std::tan(fovy / 2) * a)) / 2;
+  };
+  distance *= std::sin(half_fov(old_aspect)) / std::sin(half_fov(new_aspect));
+}
+
 std::string Camera::parse(const std::string& spec) {
   std::vector<double> v;
   std::stringstream ss(spec);
@@ -121,8 +135,9 @@ std::string Camera::parse(const std::string& spec) {
       std::size_t used = 0;
       v.push_back(std::stod(item, &used));
       if (used != item.size()) throw std::invalid_argument(item);
+      if (!std::isfinite(v.back()) || std::abs(v.back()) > 1e9) throw std::invalid_argument(item);
     } catch (const std::exception&) {
-      return "--camera: \"" + item + "\" is not a number";
+      return "--camera: \"" + item + "\" is not a finite number (at most 1e9 in size)";
     }
   }
   if (dims == 2) {

@@ -44,6 +44,10 @@ struct Camera {
   /// Fits the box [lo, hi] into the view.
   void frame(const glm::dvec3& lo, const glm::dvec3& hi, double aspect);
 
+  /// After the view's aspect ratio changed (window resized, panel shown or hidden): zooms out
+  /// as far as needed to keep in view what was in view.
+  void keep_view(double old_aspect, double new_aspect);
+
   /// Parses "cx,cy,half_height" (2D) or "tx,ty,tz,yaw_deg,pitch_deg,distance" (3D). Returns
   /// an error message, empty on success.
   std::string parse(const std::string& spec);

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <glm/gtc/matrix_transform.hpp>
 #include <iostream>
 #include <limits>
@@ -50,343 +51,17 @@ struct Options {
   bool no_vsync = false;
   bool stats = false;
   long long select = -1;
+  std::string replay;          // a recording (boids run --record) to play instead of simulating
+  long long replay_step = -1;  // start at the recorded frame of this step
+  std::string snapshot;        // a snapshot (boids run --save) to continue live
+  double exposure = 1;
+  bool no_persistent = false;
 };
 
-App* app_of(GLFWwindow* w) { return static_cast<App*>(glfwGetWindowUserPointer(w)); }
-
-// ---------------------------------------------------------------------------------------------
-// Input. ImGui's GLFW backend chains to these callbacks; they ignore what ImGui consumes.
-
-// Nearest boid to a window pixel, within `max_px`, or -1.
-std::int64_t pick(const App& app, double px, double py, double max_px) {
-  if (!app.frame) return -1;
-  const Frame& f = *app.frame;
-  int x0, w, h;
-  app.scene(x0, w, h);
-  px -= x0;
-  const glm::dmat4 m = app.camera.proj(double(w) / h) * app.camera.view();
-  std::int64_t best = -1;
-  double best_d2 = max_px * max_px, best_depth = std::numeric_limits<double>::max();
-  for (std::size_t i = 0; i < f.count; ++i) {
-    const glm::dvec4 c = m * glm::dvec4(f.x[i], f.y[i], f.z[i], 1.0);
-    if (c.w <= 0) continue;
-    const double sx = (c.x / c.w + 1) * 0.5 * w, sy = (1 - c.y / c.w) * 0.5 * h;
-    const double d2 = (sx - px) * (sx - px) + (sy - py) * (sy - py);
-    const double depth = c.z / c.w;
-    if (d2 < best_d2 - 1e-9 || (d2 <= best_d2 + 1e-9 && depth < best_depth)) {
-      best = std::int64_t(i);
-      best_d2 = d2;
-      best_depth = depth;
-    }
-  }
-  return best;
-}
-
-void on_click(App& app, int button, double px, double py) {
-  int x0, w, h;
-  app.scene(x0, w, h);
-  if (button == GLFW_MOUSE_BUTTON_LEFT) {
-    const glm::dvec3 p = app.camera.cursor_point(px - x0, py, w, h);
-    WorldDef d = app.edit;
-    std::string note;
-    set_goal(d, p, note);
-    if (app.submit(d)) app.notify(note, false);
-  } else if (button == GLFW_MOUSE_BUTTON_RIGHT) {
-    app.selected = pick(app, px, py, 14.0);
-    app.sim->set_debug_index(app.selected);
-  }
-}
-
-void mouse_button_cb(GLFWwindow* win, int button, int action, int mods) {
-  (void)mods;
-  App& app = *app_of(win);
-  double x, y;
-  glfwGetCursorPos(win, &x, &y);
-  if (action == GLFW_PRESS) {
-    // ImGui's hover state is a frame old; at a low frame rate a click can arrive before it
-    // knows the cursor is over the panel, so the panel's rectangle is checked as well.
-    int x0, sw, sh;
-    app.scene(x0, sw, sh);
-    if (ImGui::GetIO().WantCaptureMouse || x < x0 || app.drag_button >= 0) return;
-    app.drag_button = button;
-    app.press_x = app.last_x = x;
-    app.press_y = app.last_y = y;
-    app.drag_moved = false;
-  } else if (action == GLFW_RELEASE && button == app.drag_button) {
-    app.drag_button = -1;
-    if (!app.drag_moved) on_click(app, button, x, y);
-  }
-}
-
-void cursor_cb(GLFWwindow* win, double x, double y) {
-  App& app = *app_of(win);
-  app.cursor_x = x;
-  app.cursor_y = y;
-  if (app.drag_button < 0) return;
-  const double dx = x - app.last_x, dy = y - app.last_y;
-  app.last_x = x;
-  app.last_y = y;
-  if (std::abs(x - app.press_x) + std::abs(y - app.press_y) > 4) app.drag_moved = true;
-  if (!app.drag_moved) return;
-  int x0, w, h;
-  app.scene(x0, w, h);
-  if (app.drag_button == GLFW_MOUSE_BUTTON_LEFT && app.camera.dims == 3)
-    app.camera.orbit(dx, dy);
-  else
-    app.camera.pan(dx, dy, h);
-}
-
-void scroll_cb(GLFWwindow* win, double dx, double dy) {
-  (void)dx;
-  App& app = *app_of(win);
-  if (ImGui::GetIO().WantCaptureMouse) return;
-  int x0, w, h;
-  app.scene(x0, w, h);
-  app.camera.zoom(std::pow(0.88, dy), app.cursor_x - x0, app.cursor_y, w, h);
-}
-
-void save_screenshot_now(App& app, const std::string& path) {
-  int w, h;
-  glfwGetFramebufferSize(app.window, &w, &h);
-  const std::string err = write_png(path, w, h, app.renderer.read_pixels(w, h));
-  if (err.empty()) {
-    app.notify("saved " + path, false);
-    app.last_screenshot = path;
-  } else {
-    app.notify(err, true);
-  }
-}
-
-std::string timestamped_png() {
-  char buf[64];
-  const std::time_t t = std::time(nullptr);
-  std::strftime(buf, sizeof buf, "boids-view-%Y%m%d-%H%M%S.png", std::localtime(&t));
+std::string shortest(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
-}
-
-void key_cb(GLFWwindow* win, int key, int scancode, int action, int mods) {
-  (void)scancode;
-  App& app = *app_of(win);
-  if (key == GLFW_KEY_LEFT_CONTROL || key == GLFW_KEY_RIGHT_CONTROL) {
-    // Held Ctrl: the cursor is a predator (see the main loop).
-    if (action == GLFW_PRESS && !ImGui::GetIO().WantCaptureKeyboard) app.predator_active = true;
-    if (action == GLFW_RELEASE) app.predator_active = false;
-    return;
-  }
-  if (action != GLFW_PRESS && action != GLFW_REPEAT) return;
-  if (ImGui::GetIO().WantCaptureKeyboard) return;
-  switch (key) {
-    case GLFW_KEY_SPACE:
-      app.sim->set_paused(!app.sim->paused());
-      break;
-    case GLFW_KEY_N:
-    case GLFW_KEY_RIGHT:
-      app.sim->request_step();
-      break;
-    case GLFW_KEY_R:
-      if (mods & GLFW_MOD_SHIFT) {
-        app.edit.seed = app.edit.seed * 6364136223846793005ull + 1442695040888963407ull;
-        app.edit.seed >>= 1;
-        app.sim->request_reseed(app.edit.seed);
-      } else {
-        app.sim->request_reset();
-      }
-      break;
-    case GLFW_KEY_F:
-      app.want_frame_flock = true;
-      break;
-    case GLFW_KEY_C:
-      app.view.color = ColorMode((int(app.view.color) + 1) % 3);
-      break;
-    case GLFW_KEY_TAB:
-    case GLFW_KEY_H:
-      app.view.show_panel = !app.view.show_panel;
-      break;
-    case GLFW_KEY_B:
-      app.view.show_box = !app.view.show_box;
-      break;
-    case GLFW_KEY_F12:
-    case GLFW_KEY_P:
-      app.want_screenshot = true;
-      break;
-    case GLFW_KEY_ESCAPE:
-      app.selected = -1;
-      app.sim->set_debug_index(-1);
-      break;
-    case GLFW_KEY_Q:
-      glfwSetWindowShouldClose(win, GLFW_TRUE);
-      break;
-    default:
-      break;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Drawing.
-
-// Draws the scene into the framebuffer rectangle (x0, 0, w, h).
-void draw_scene(App& app, int x0, int w, int h) {
-  app.renderer.clear(x0, w, h);
-  if (!app.frame) return;
-  const Frame& f = *app.frame;
-  const double aspect = double(w) / h;
-  const glm::mat4 view = glm::mat4(app.camera.view());
-  const glm::mat4 proj = glm::mat4(app.camera.proj(aspect));
-  const glm::mat4 vp = proj * view;
-  const bool flat = f.dims == 2;
-  const float L = float(f.def.size);
-
-  LineBatch under;
-  if (app.view.show_box && f.def.boundary != Boundary::open) {
-    const glm::vec4 grey(0.45f, 0.5f, 0.58f, 0.6f);
-    if (flat)
-      under.box({0, 0, 0}, {L, L, 0}, grey);
-    else
-      under.box({0, 0, 0}, {L, L, L}, grey);
-  }
-  app.renderer.draw_lines(under, vp, !flat);
-
-  GlyphParams gp;
-  gp.view = view;
-  gp.proj = proj;
-  gp.ortho = flat;
-  gp.size = app.view.glyph_size;
-  gp.min_pixels = app.view.min_pixels;
-  gp.world_per_pixel = float(app.camera.world_per_pixel(h));
-  gp.color = app.view.color;
-  gp.max_speed = float(f.def.kinds[0].motion.max_speed);
-  gp.glyph = app.glyph(f.count, h);
-  app.renderer.draw_glyphs(app.renderer.flock(), f.dims, gp);
-
-  // Goal, target, formation sphere and obstacles over the flock (depth-tested in 3D).
-  if (app.view.show_shapes) {
-    LineBatch shapes;
-    add_shapes(f.def, f.step, shapes);
-    app.renderer.draw_lines(shapes, vp, !flat);
-  }
-
-  // Debug view: neighbours and selected boid drawn again on top, then the force vectors.
-  const DebugInfo& dbg = f.debug;
-  if (dbg.index < 0 || std::size_t(dbg.index) >= f.count) return;
-  const std::size_t i = std::size_t(dbg.index);
-  GlyphParams hp = gp;
-  hp.scale = 1.05f;
-  hp.override_rgba = {1.0f, 0.85f, 0.2f, 1.0f};
-  app.renderer.draw_glyphs(app.renderer.highlight(), f.dims, hp);
-  glClear(GL_DEPTH_BUFFER_BIT);
-  hp.scale = 1.8f;
-  hp.override_rgba = {1.0f, 1.0f, 1.0f, 1.0f};
-  app.renderer.draw_glyphs(app.renderer.selected(), f.dims, hp);
-
-  LineBatch over, arrows;
-  const glm::vec3 p(f.x[i], f.y[i], f.z[i]);
-  const glm::vec3 view_dir = glm::normalize(glm::vec3(app.camera.target - app.camera.eye()));
-  over.sphere(p, dbg.radius, {1, 1, 1, 0.55f}, flat);
-  // A limited field of view: the edge of the cone it sees through (half angle around the
-  // heading), as two rays and an arc in 2D, as eight rays and the rim circle in 3D.
-  const glm::vec3 vel(f.vx[i], f.vy[i], f.vz[i]);
-  if (dbg.view_angle < 360 && glm::length(vel) > 0) {
-    const glm::vec3 fwd = glm::normalize(vel);
-    const glm::vec3 ref = std::abs(fwd.z) < 0.99f ? glm::vec3(0, 0, 1) : glm::vec3(0, 1, 0);
-    const glm::vec3 side = glm::normalize(glm::cross(ref, fwd));
-    const glm::vec3 up = glm::cross(fwd, side);
-    const float half = glm::radians(dbg.view_angle * 0.5f);
-    const float r = dbg.radius;
-    const glm::vec4 cone_rgba(0.6f, 0.9f, 1.0f, 0.8f);
-    if (flat) {
-      const int seg = 40;
-      glm::vec3 prev = p + r * (std::cos(-half) * fwd + std::sin(-half) * side);
-      over.add(p, prev, cone_rgba);
-      for (int k = 1; k <= seg; ++k) {
-        const float a = -half + 2 * half * float(k) / seg;
-        const glm::vec3 next = p + r * (std::cos(a) * fwd + std::sin(a) * side);
-        over.add(prev, next, cone_rgba);
-        prev = next;
-      }
-      over.add(p, prev, cone_rgba);
-    } else {
-      for (int k = 0; k < 8; ++k) {
-        const float b = glm::radians(45.0f * float(k));
-        const glm::vec3 dir =
-            std::cos(half) * fwd + std::sin(half) * (std::cos(b) * side + std::sin(b) * up);
-        over.add(p, p + r * dir, cone_rgba);
-      }
-      over.circle(p + r * std::cos(half) * fwd, side, up, r * std::sin(half), cone_rgba);
-    }
-  }
-  if (dbg.separation_radius > 0)
-    over.sphere(p, dbg.separation_radius, {1, 0.4f, 0.35f, 0.7f}, flat);
-  for (std::uint32_t j : dbg.neighbours) {
-    over.add(p, {f.x[j], f.y[j], f.z[j]}, {1.0f, 0.85f, 0.2f, 0.25f});
-  }
-  const float s = app.view.arrow_scale;
-  for (const DebugTerm& t : dbg.terms) {
-    const glm::vec3 v(t.v[0], t.v[1], t.v[2]);
-    arrows.arrow(p, p + s * v, {t.rgb[0], t.rgb[1], t.rgb[2], 1.0f}, view_dir);
-  }
-  arrows.arrow(p, p + s * glm::vec3(dbg.total[0], dbg.total[1], dbg.total[2]), {1, 1, 1, 1},
-               view_dir);
-  arrows.arrow(p, p + s * glm::vec3(dbg.applied[0], dbg.applied[1], dbg.applied[2]),
-               {0.6f, 0.6f, 0.6f, 1}, view_dir);
-  arrows.arrow(p, p + glm::vec3(f.vx[i], f.vy[i], f.vz[i]), {0.45f, 0.55f, 0.65f, 0.9f}, view_dir);
-  app.renderer.draw_lines(over, vp, false);
-  app.renderer.draw_lines(arrows, vp, false, 3.0f);
-}
-
-void upload(App& app) {
-  const Frame& f = *app.frame;
-  app.renderer.flock().upload(f.count, f.x.data(), f.y.data(), f.z.data(), f.vx.data(), f.vy.data(),
-                              f.vz.data(), f.kind.data());
-  const DebugInfo& dbg = f.debug;
-  std::vector<float> a[6];
-  std::vector<std::uint8_t> k;
-  auto gather = [&](InstanceSet& set, const std::vector<std::uint32_t>& idx) {
-    for (auto& v : a) v.clear();
-    k.clear();
-    for (std::uint32_t j : idx) {
-      if (j >= f.count) continue;
-      a[0].push_back(f.x[j]);
-      a[1].push_back(f.y[j]);
-      a[2].push_back(f.z[j]);
-      a[3].push_back(f.vx[j]);
-      a[4].push_back(f.vy[j]);
-      a[5].push_back(f.vz[j]);
-      k.push_back(f.kind[j]);
-    }
-    set.upload(k.size(), a[0].data(), a[1].data(), a[2].data(), a[3].data(), a[4].data(),
-               a[5].data(), k.data());
-  };
-  if (dbg.index >= 0) {
-    gather(app.renderer.highlight(), dbg.neighbours);
-    gather(app.renderer.selected(), {std::uint32_t(dbg.index)});
-  } else {
-    gather(app.renderer.highlight(), {});
-    gather(app.renderer.selected(), {});
-  }
-}
-
-// While Ctrl is held the cursor is a predator: its position goes to the world every frame it
-// moves; releasing Ctrl restores the def as it was.
-void update_cursor_predator(App& app) {
-  static bool was_active = false;
-  static glm::dvec3 last(std::numeric_limits<double>::quiet_NaN());
-  if (!app.predator_active && !was_active) return;
-  if (!app.predator_active) {
-    was_active = false;
-    WorldDef d = app.edit;
-    set_cursor_predator(d, false, {});
-    app.submit(d);
-    return;
-  }
-  int x0, w, h;
-  app.scene(x0, w, h);
-  const glm::dvec3 p = app.camera.cursor_point(app.cursor_x - x0, app.cursor_y, w, h);
-  if (was_active && p == last) return;
-  was_active = true;
-  last = p;
-  WorldDef d = app.edit;
-  set_cursor_predator(d, true, p);
-  app.submit(d);
 }
 
 int parse_size(const std::string& s, int& w, int& h) {
@@ -421,16 +96,34 @@ int run(const Options& o) {
     color = ColorMode::kind;
   else if (o.color == "speed")
     color = ColorMode::speed;
+  else if (o.color == "density")
+    color = ColorMode::density;
   else
     color = ColorMode::heading;
+  for (const std::string* path : {&o.scenario, &o.init, &o.replay, &o.snapshot}) {
+    std::error_code ec;
+    if (!path->empty() && std::filesystem::is_directory(*path, ec))
+      throw Error(*path + ": is a directory, not a file");
+  }
+  if (!std::isfinite(o.exposure) || o.exposure <= 0 || o.exposure > 100)
+    throw Error("--exposure: expected a number in (0, 100], got " + shortest(o.exposure));
 
   std::vector<std::string> sets = o.sets;
   if (!o.engine.empty()) sets.push_back("engine.kind=\"" + o.engine + "\"");
   if (o.threads >= 0) sets.push_back("engine.threads=" + std::to_string(o.threads));
   if (o.seed >= 0) sets.push_back("boids.seed=" + std::to_string(o.seed));
-  const WorldDef def = o.scenario.empty() ? parse_scenario(default_scenario_text(),
-                                                           "<built-in default scenario>", sets)
-                                          : load_scenario(o.scenario, sets);
+  std::optional<World> snap;
+  if (!o.snapshot.empty()) snap.emplace(World::load(o.snapshot));
+  const WorldDef def = snap                 ? snap->def()
+                       : o.scenario.empty() ? parse_scenario(default_scenario_text(),
+                                                             "<built-in default scenario>", sets)
+                                            : load_scenario(o.scenario, sets);
+  std::unique_ptr<ReplaySource> replay;
+  if (!o.replay.empty()) replay = open_recording(o.replay);
+  // A glyph longer than the box is a typo, and a huge one would overflow the shaders.
+  if (o.glyph_size > 0 && !(o.glyph_size <= def.size))
+    throw Error("--glyph-size: " + shortest(o.glyph_size) +
+                " is larger than the world box (world.size = " + shortest(def.size) + ")");
   std::optional<State> init;
   if (!o.init.empty()) init = read_state_csv(o.init, def.dims, def.count);
 
@@ -448,6 +141,7 @@ int run(const Options& o) {
                             ? float(o.glyph_size)
                             : float(std::max(0.5 * def.kinds[0].rules.separation_radius, 1e-3));
   app.view.min_pixels = float(o.min_pixels);
+  app.view.exposure = float(o.exposure);
   app.view.target_rate = float(o.rate);
   app.view.show_panel = !o.hide_ui;
   app.view.arrow_scale =
@@ -471,6 +165,12 @@ int run(const Options& o) {
   struct GlfwGuard {
     ~GlfwGuard() { glfwTerminate(); }
   } glfw_guard;
+  // The simulation thread writes into mapped GL buffers: it stops before the context goes,
+  // on every path out of here.
+  struct SimGuard {
+    App& app;
+    ~SimGuard() { app.sim.reset(); }
+  } sim_guard{app};
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
@@ -484,12 +184,12 @@ int run(const Options& o) {
   glfwMakeContextCurrent(win);
   glfwSwapInterval(o.no_vsync ? 0 : 1);
   glfwSetWindowUserPointer(win, &app);
-  glfwSetMouseButtonCallback(win, mouse_button_cb);
-  glfwSetCursorPosCallback(win, cursor_cb);
-  glfwSetScrollCallback(win, scroll_cb);
-  glfwSetKeyCallback(win, key_cb);
+  install_input(win);
 
   if (const std::string err = app.renderer.init(); !err.empty()) throw Error(err);
+  if (const std::string err = app.splats.init(); !err.empty()) throw Error(err);
+  app.ring.init(app.renderer.mesh_vbo(), !o.no_persistent);
+  app.ring.reserve(def.count);
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
@@ -505,7 +205,19 @@ int run(const Options& o) {
     }
   } imgui_guard;
 
-  app.sim = std::make_unique<SimRunner>(def, init, o.warmup, o.paused);
+  if (replay) {
+    const std::size_t start =
+        o.replay_step >= 0 ? frame_at_step(*replay, std::uint64_t(o.replay_step)) : 0;
+    if (o.replay_step >= 0 && replay->step_of(start) != std::uint64_t(o.replay_step))
+      throw Error("--replay-step: " + o.replay + " has no frame at step " +
+                  std::to_string(o.replay_step) +
+                  " (nearest before: " + std::to_string(replay->step_of(start)) + ")");
+    app.sim = std::make_unique<SimRunner>(def, std::move(replay), start, o.paused, &app.ring);
+  } else if (snap) {
+    app.sim = std::make_unique<SimRunner>(std::move(*snap), o.warmup, o.paused, &app.ring);
+  } else {
+    app.sim = std::make_unique<SimRunner>(def, init, o.warmup, o.paused, &app.ring);
+  }
   app.sim->set_target_rate(app.view.target_rate);
   app.edit = app.sim->def();
   if (o.select >= 0) {
@@ -525,10 +237,12 @@ int run(const Options& o) {
   std::uint64_t uploads = 0;
   const auto start = Clock::now();
   auto last = start;
-  double fps_acc_t = 0;
-  int fps_acc_n = 0;
   bool first = true;
+  double last_aspect = 0;
+  std::vector<double> frame_times;  // ms, every frame after the first, for --stats
+  app.splat_all = shooting;
   while (!glfwWindowShouldClose(win)) {
+    const auto frame_start = Clock::now();
     glfwPollEvents();
     int w, h;
     glfwGetFramebufferSize(win, &w, &h);
@@ -536,11 +250,16 @@ int run(const Options& o) {
       glfwWaitEventsTimeout(0.1);
       continue;
     }
-    if (app.sim->acquire(app.frame)) {
+    app.ring.poll();
+    int retired = -1;
+    if (app.sim->acquire(app.frame, retired)) {
+      if (retired >= 0) app.ring.retire(retired);
       const auto t0 = Clock::now();
-      upload(app);
+      upload_frame(app);
       upload_ms_sum += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
       ++uploads;
+      // HOOK(metrics): when the metrics module lands, push the frame's sample here:
+      //   app.metrics.push({f.step, f.metrics.polarization, f.metrics.milling, ...});
       if (first && o.camera.empty()) app.frame_flock();
       first = false;
     }
@@ -549,11 +268,17 @@ int run(const Options& o) {
       app.want_frame_flock = false;
     }
     update_cursor_predator(app);
+    if (!app.message.empty() && glfwGetTime() - app.message_time > kMessageSeconds)
+      app.message.clear();
 
     {
       // The scene's rectangle in framebuffer pixels (HiDPI framebuffers are larger).
       int x0, sw, sh, ww, wh;
       app.scene(x0, sw, sh);
+      // A resized window (or the panel shown or hidden) keeps what was in view in view.
+      const double aspect = double(sw) / sh;
+      if (last_aspect > 0 && aspect != last_aspect) app.camera.keep_view(last_aspect, aspect);
+      last_aspect = aspect;
       glfwGetWindowSize(win, &ww, &wh);
       const double sx = double(w) / std::max(ww, 1);
       const int fx0 = int(std::lround(x0 * sx));
@@ -566,6 +291,8 @@ int run(const Options& o) {
     ImGui::NewFrame();
     if (app.view.show_panel) draw_panel(app);
     if (app.view.show_panel) draw_debug_legend(app);
+    if (app.view.show_panel) draw_legend(app);
+    if (app.sim->replaying() && app.view.show_panel) draw_timeline(app);
     ImGui::Render();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
@@ -580,19 +307,26 @@ int run(const Options& o) {
       if (app.message_is_error) throw Error(app.message);
       break;
     }
+    if (!app.splats.complete()) {
+      // Adapt the splat chunk to the frame budget (~25 ms of work, about 40 fps at most):
+      // the accumulation then takes as many frames as it needs and the UI stays responsive.
+      glFinish();
+      const double work =
+          std::chrono::duration<double, std::milli>(Clock::now() - frame_start).count();
+      const double k = std::clamp(25.0 / std::max(work, 1.0), 0.5, 2.0);
+      app.splat_budget = std::clamp<std::size_t>(std::size_t(double(app.splat_budget) * k), 4096,
+                                                 std::size_t(1) << 24);
+    }
     glfwSwapBuffers(win);
 
     const auto now = Clock::now();
-    const double dt = std::chrono::duration<double>(now - last).count();
+    const double dt_ms = std::chrono::duration<double, std::milli>(now - last).count();
     last = now;
-    fps_acc_t += dt;
-    ++fps_acc_n;
-    if (fps_acc_t >= 0.5) {
-      app.fps = fps_acc_n / fps_acc_t;
-      app.frame_ms = 1000.0 * fps_acc_t / fps_acc_n;
-      fps_acc_t = 0;
-      fps_acc_n = 0;
-    }
+    if (frame_no > 1) frame_times.push_back(dt_ms);
+    // Smoothed, but the first measured frame shows at once (no "0.0 fps" while measuring).
+    app.frame_ms = app.frames_drawn == 0 ? dt_ms : 0.9 * app.frame_ms + 0.1 * dt_ms;
+    app.fps = 1000.0 / std::max(app.frame_ms, 1e-3);
+    ++app.frames_drawn;
     if (!shooting && frames > 0 && frame_no >= frames) break;
   }
 
@@ -604,7 +338,15 @@ int run(const Options& o) {
       if (std::fscanf(lf, "%lf", &load) != 1) load = -1;
       std::fclose(lf);
     }
-    const char* glyphs[] = {"cone", "dart", "point"};
+    const char* glyphs[] = {"cone", "dart", "density splat"};
+    std::vector<double> sorted = frame_times;
+    std::sort(sorted.begin(), sorted.end());
+    const double median = sorted.empty() ? 0.0 : sorted[sorted.size() / 2];
+    const double p90 = sorted.empty() ? 0.0 : sorted[sorted.size() * 9 / 10];
+    std::printf(
+        "boids-view: UI frame time median %.1f ms, 90th percentile %.1f ms over %zu frames "
+        "(%s instance buffers)\n",
+        median, p90, sorted.size(), app.ring.persistent() ? "persistently mapped" : "streamed");
     std::printf(
         "boids-view: %zu boids, %dD, engine %s (%s), GL %s, %s glyphs: %d frames in %.2f s = "
         "%.2f fps (%.1f ms/frame), %llu state uploads (%.2f ms each); simulation %.2f ms/step, "
@@ -619,67 +361,13 @@ int run(const Options& o) {
         st.boid_steps_per_s, (unsigned long long)st.steps, load);
   }
   app.sim.reset();
+  app.ring.destroy();
+  app.splats.destroy();
   app.renderer.shutdown();
   return 0;
 }
 
 }  // namespace
-
-bool App::submit(const WorldDef& def) {
-  if (def.engine == EngineKind::naive && def.count > kNaiveLimit) {
-    notify("naive engine refused for " + std::to_string(def.count) +
-               " boids (it checks every pair; at most " + std::to_string(kNaiveLimit) +
-               "): use the grid engine",
-           true);
-    return false;
-  }
-  try {
-    validate(def);
-  } catch (const Error& e) {
-    notify(e.what(), true);
-    return false;
-  }
-  edit = def;
-  sim->request_def(def);
-  if (message_is_error) notify("", false);
-  return true;
-}
-
-Glyph App::glyph(std::size_t count, int fb_height) const {
-  if (camera.dims == 2) {  // triangles (the cone slot), or points
-    const bool points =
-        view.detail == 3 || (view.detail == 0 && renderer.software() && count > 50000);
-    return points ? Glyph::point : Glyph::cone;
-  }
-  if (view.detail == 1) return Glyph::cone;
-  if (view.detail == 2) return Glyph::dart;
-  if (view.detail == 3) return Glyph::point;
-  const double px = view.glyph_size / (camera.world_per_pixel(fb_height) * camera.distance);
-  if (px < 3.5 || (renderer.software() && count > 50000)) return Glyph::point;
-  return count > 20000 ? Glyph::dart : Glyph::cone;
-}
-
-void App::frame_flock() {
-  if (!frame || frame->count == 0) return;
-  const Frame& f = *frame;
-  glm::dvec3 lo(std::numeric_limits<double>::max()), hi(-std::numeric_limits<double>::max());
-  for (std::size_t i = 0; i < f.count; ++i) {
-    const glm::dvec3 p(f.x[i], f.y[i], f.z[i]);
-    lo = glm::min(lo, p);
-    hi = glm::max(hi, p);
-  }
-  int x0, w, h;
-  scene(x0, w, h);
-  camera.frame(lo, hi, double(w) / h);
-}
-
-void App::scene(int& x0, int& w, int& h) const {
-  int ww, wh;
-  glfwGetWindowSize(window, &ww, &wh);
-  x0 = view.show_panel ? std::clamp(panel_right, 0, ww / 2) : 0;
-  w = std::max(ww - x0, 1);
-  h = std::max(wh, 1);
-}
 
 }  // namespace boids::view
 
@@ -709,10 +397,13 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   cli.add_flag("--paused", o.paused, "Start paused");
   cli.add_flag("--hide-ui", o.hide_ui, "Start with the control panel hidden");
-  cli.add_option("--color", o.color, "Colour by kind, speed or heading")
-      ->check(CLI::IsMember({"kind", "speed", "heading"}))
+  cli.add_option("--color", o.color,
+                 "Colour by kind, speed, heading or density (boids in the same perception cell)")
+      ->check(CLI::IsMember({"kind", "speed", "heading", "density"}))
       ->capture_default_str();
-  cli.add_option("--glyph", o.glyph, "3D glyph: auto, cone, dart or point")
+  cli.add_option("--glyph", o.glyph,
+                 "Glyph: auto, cone, dart or point (density splats: oriented streaks added up "
+                 "and tone-mapped)")
       ->check(CLI::IsMember({"auto", "cone", "dart", "point"}))
       ->capture_default_str();
   cli.add_option("--camera", o.camera,
@@ -730,11 +421,29 @@ int main(int argc, char** argv) {
   cli.add_flag("--no-vsync", o.no_vsync, "Do not wait for vertical sync (for measuring)");
   cli.add_option("--select", o.select, "Inspect this boid (index in id order) in the debug view")
       ->check(CLI::NonNegativeNumber);
-  cli.add_flag("--stats", o.stats, "Print frame rate and step time at exit");
+  cli.add_flag("--stats", o.stats, "Print frame rate, UI frame time and step time at exit");
+  cli.add_option("--replay", o.replay,
+                 "Play a recording made by `boids run --record` (give its scenario with "
+                 "--scenario/--set for the box)");
+  cli.add_option("--replay-step", o.replay_step, "With --replay: start at the frame of this step")
+      ->check(CLI::NonNegativeNumber);
+  cli.add_option("--snapshot", o.snapshot, "Continue a snapshot (boids run --save) live");
+  cli.add_option("--exposure", o.exposure,
+                 "Density splats: brightness of a pixel of mean density (default 1)");
+  cli.add_flag("--no-persistent", o.no_persistent,
+               "Stream the instance buffer instead of mapping it persistently");
   try {
     cli.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return cli.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return cli.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // One line, exit status 2, like every other bad input.
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    std::cerr << "boids-view: error: " << what << "\n";
+    return 2;
   }
   try {
     return boids::view::run(o);
@@ -745,5 +454,5 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "boids-view: error: " << e.what() << "\n";
   }
-  return 1;
+  return 2;
 }

@@ -91,11 +91,28 @@ void draw_panel(App& app) {
   ImGui::Begin("boids-view");
   ImGui::PushItemWidth(170);
 
-  ImGui::Text("%.1f fps (%.2f ms/frame)", app.fps, app.frame_ms);
-  ImGui::Text("step %.2f ms, %.1f steps/s", st.step_ms, st.steps_per_s);
-  ImGui::Text("%s boid-steps/s", human(st.boid_steps_per_s).c_str());
+  // Readouts say "measuring" until there is a measurement, never a made-up 0.
+  if (app.frames_drawn == 0)
+    ImGui::Text("UI: measuring the frame time ...");
+  else
+    ImGui::Text("UI %.1f ms/frame (%.1f fps)", app.frame_ms, app.fps);
+  if (app.sim->replaying()) {
+    ImGui::Text("replay: frame %zu of %zu", st.replay_pos + 1, st.replay_frames);
+  } else if (!st.stepped) {
+    ImGui::Text(app.sim->paused() ? "simulation paused (no step timed yet)"
+                                  : "simulation: timing the first step ...");
+  } else {
+    ImGui::Text("step %.1f ms, %.2f steps/s%s", st.step_ms, st.steps_per_s,
+                app.sim->paused() ? " (paused)" : "");
+    ImGui::Text("%s boid-steps/s", human(st.boid_steps_per_s).c_str());
+  }
   ImGui::Text("%zu agents, %dD, step %llu, %s", st.count, app.edit.dims,
               (unsigned long long)st.steps, st.kernel.c_str());
+  if (app.frame && app.glyph(app.frame->count, h) == Glyph::point && !app.splats.complete())
+    ImGui::Text(
+        "drawing the flock: %.0f%% (%s boids a frame)",
+        100.0 * double(app.splats.drawn()) / double(std::max<std::size_t>(app.frame->count, 1)),
+        human(double(app.splat_budget)).c_str());
   ImGui::TextDisabled("GL: %s", app.renderer.renderer_name().c_str());
   {
     // Always one line (wrapped when longer), so the controls below do not jump.
@@ -126,8 +143,8 @@ void draw_panel(App& app) {
       app.edit.seed = d.seed;
       app.sim->request_reseed(d.seed);
     }
-    ImGui::SameLine();
-    ImGui::Text("seed %llu", (unsigned long long)d.seed);
+    // On its own line and wrapped: a 20-digit seed stays inside the panel.
+    ImGui::TextWrapped("seed %llu", (unsigned long long)d.seed);
     if (ImGui::SliderFloat("steps/s (0 = max)", &app.view.target_rate, 0.0f, 240.0f, "%.0f"))
       app.sim->set_target_rate(app.view.target_rate);
     changed |= slider("dt (s)", d.dt, 0.005, 0.5);
@@ -145,8 +162,35 @@ void draw_panel(App& app) {
     ImGui::InputInt("agents", &count_edit, 1000, 100000);
     count_edit = std::clamp(count_edit, 0, 100000000);
     ImGui::SameLine();
+    std::uint32_t apply_count = 0;
     if (ImGui::Button("apply") && std::uint32_t(count_edit) != d.count) {
-      d.count = std::uint32_t(count_edit);
+      // A large count costs seconds per step: say so first and let the user confirm.
+      if (std::uint32_t(count_edit) > kSlowCount && std::uint32_t(count_edit) > d.count)
+        app.pending_count = std::uint32_t(count_edit);
+      else
+        apply_count = std::uint32_t(count_edit);
+    }
+    if (app.pending_count > 0) {
+      const double rate = st.boid_steps_per_s > 0 ? st.boid_steps_per_s : 2e6;
+      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.8f, 0.3f, 1));
+      ImGui::TextWrapped(
+          "%u boids will be slow: about %.1f s a step at the measured %s boid-steps/s, and "
+          "%.0f MB of memory.",
+          app.pending_count, double(app.pending_count) / rate, human(rate).c_str(),
+          double(app.pending_count) * 400 / 1e6);
+      ImGui::PopStyleColor();
+      if (ImGui::Button("apply anyway")) {
+        apply_count = app.pending_count;
+        app.pending_count = 0;
+      }
+      ImGui::SameLine();
+      if (ImGui::Button("cancel")) {
+        app.pending_count = 0;
+        count_edit = int(d.count);
+      }
+    }
+    if (apply_count > 0) {
+      d.count = apply_count;
       d.predators = std::min(d.predators, d.count);
       d.leaders = std::min(d.leaders, d.count - d.predators);
       changed = true;
@@ -202,12 +246,18 @@ void draw_panel(App& app) {
     ImGui::RadioButton("speed", &color, 1);
     ImGui::SameLine();
     ImGui::RadioButton("heading", &color, 2);
+    ImGui::SameLine();
+    ImGui::RadioButton("density", &color, 3);
     app.view.color = ColorMode(color);
+    ImGui::SliderFloat("exposure", &app.view.exposure, 0.05f, 20.0f, "%.2f",
+                       ImGuiSliderFlags_Logarithmic);
+    if (app.edit.dims == 3) ImGui::SliderFloat("depth fog", &app.view.fog, 0.0f, 4.0f, "%.2f");
+    ImGui::SliderFloat("predator/leader size", &app.view.special_scale, 1.0f, 5.0f, "%.1fx");
     ImGui::SliderFloat("glyph size", &app.view.glyph_size, 0.05f, 20.0f, "%.2f",
                        ImGuiSliderFlags_Logarithmic);
     ImGui::Combo("glyph", &app.view.detail,
-                 app.edit.dims == 3 ? "auto\0cone\0dart (4 triangles)\0point\0"
-                                    : "auto\0triangle\0triangle\0point\0");
+                 app.edit.dims == 3 ? "auto\0cone\0dart (4 triangles)\0density splats\0"
+                                    : "auto\0triangle\0triangle\0density splats\0");
     ImGui::SliderFloat("min glyph pixels", &app.view.min_pixels, 0.0f, 12.0f, "%.1f");
     ImGui::Checkbox("world box (B)", &app.view.show_box);
     ImGui::SameLine();
@@ -221,15 +271,20 @@ void draw_panel(App& app) {
     ImGui::TextWrapped(
         "Right-click a boid to see its perception radius, its neighbours and "
         "each steering term (Esc to deselect).");
-    ImGui::SliderFloat("arrow scale", &app.view.arrow_scale, 0.1f, 100.0f, "%.2f",
-                       ImGuiSliderFlags_Logarithmic);
+    ImGui::Checkbox("auto arrow scale", &app.view.auto_arrows);
+    if (!app.view.auto_arrows)
+      ImGui::SliderFloat("arrow scale", &app.view.arrow_scale, 0.1f, 100.0f, "%.2f",
+                         ImGuiSliderFlags_Logarithmic);
   }
+
+  if (ImGui::CollapsingHeader("Metrics")) app.metrics.draw_panel();
 
   if (ImGui::CollapsingHeader("Controls")) {
     ImGui::TextWrapped(
         "Left drag: orbit (3D) / pan (2D). Right or middle drag: pan. Wheel: zoom.\n"
         "Left click: set goal. Right click: inspect boid. Hold Ctrl: cursor is a predator.\n"
-        "Space pause, N step, R reset, Shift+R re-seed, F frame flock, C colour, B box, "
+        "Space pause, N step (replay: Right/Left step), R reset, Shift+R re-seed, F frame "
+        "flock, C colour, B box, "
         "Tab panel, P/F12 screenshot, Esc deselect, Q quit.");
   }
   ImGui::PopItemWidth();

@@ -1,10 +1,10 @@
 #include "viewer/renderer.hpp"
 
-#include <stb_image_write.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <glm/gtc/matrix_transform.hpp>
 #include <glm/gtc/type_ptr.hpp>
 
 namespace boids::view {
@@ -14,33 +14,87 @@ namespace {
 // Floats per line vertex: position, colour, other end, (end, side).
 constexpr int kLineFloats = 12;
 
-// Instance attributes, one per stream of the instance buffer.
-enum : GLuint { kAttrVert = 0, kAttrNormal = 1, kAttrX = 2, kAttrKind = 8 };
+// Vertex attributes: mesh position and normal, then the interleaved instance data.
+enum : GLuint {
+  kAttrVert = 0,
+  kAttrNormal = 1,
+  kAttrPos = 2,
+  kAttrVel = 3,
+  kAttrKind = 4,
+  kAttrLocal = 5
+};
 
-// Compiled twice: as is for glyph meshes (instanced), and with POINTS defined for the point
-// glyph (one vertex per boid), which skips the orientation frame entirely.
 const char* kGlyphVs = R"(
 layout(location = 0) in vec3 a_vert;    // glyph space: x forward, y side, z up; length 1
 layout(location = 1) in vec3 a_normal;
-layout(location = 2) in float i_x;
-layout(location = 3) in float i_y;
-layout(location = 4) in float i_z;
-layout(location = 5) in float i_vx;
-layout(location = 6) in float i_vy;
-layout(location = 7) in float i_vz;
-layout(location = 8) in float i_kind;
+layout(location = 2) in vec3 i_pos;
+layout(location = 3) in vec3 i_vel;
+layout(location = 4) in float i_kind;
+layout(location = 5) in float i_local;
 uniform mat4 u_view;
 uniform mat4 u_proj;
-uniform int u_ortho;
 uniform float u_size;
 uniform float u_min_px;
 uniform float u_wpp;
 uniform float u_scale;
-uniform int u_color_mode;
-uniform float u_max_speed;
+uniform float u_special_scale;
 uniform vec4 u_override;
 out vec3 v_color;
 out vec3 v_normal;
+
+void main() {
+  vec3 p = i_pos;
+  vec3 v = i_vel;
+  float speed = length(v);
+  vec3 f = speed > 1e-20 ? v / speed : vec3(1.0, 0.0, 0.0);
+  vec4 pv = u_view * vec4(p, 1.0);
+  float wpp = u_ortho == 1 ? u_wpp : u_wpp * max(-pv.z, 1e-6);
+  vec3 ref = abs(f.z) < 0.99 ? vec3(0.0, 0.0, 1.0) : vec3(0.0, 1.0, 0.0);
+  vec3 s = normalize(cross(ref, f));
+  vec3 u = cross(f, s);
+  float sc = u_scale * (i_kind > 0.5 ? u_special_scale : 1.0);
+  float len = max(u_size, u_min_px * wpp) * sc;
+  vec3 w = p + len * (a_vert.x * f + a_vert.y * s + a_vert.z * u);
+  gl_Position = u_proj * u_view * vec4(w, 1.0);
+  v_normal = mat3(u_view) * (a_normal.x * f + a_normal.y * s + a_normal.z * u);
+  v_color = u_override.a > 0.0 ? u_override.rgb : boid_colour(i_kind, v, i_local);
+}
+)";
+
+// Obstacles: a unit mesh placed by u_model, lit by its normal, translucent.
+const char* kSolidVs = R"(#version 330 core
+layout(location = 0) in vec3 a_vert;
+layout(location = 1) in vec3 a_normal;
+uniform mat4 u_model;
+uniform mat4 u_view;
+uniform mat4 u_proj;
+out vec3 v_normal;
+void main() {
+  gl_Position = u_proj * u_view * u_model * vec4(a_vert, 1.0);
+  v_normal = mat3(u_view) * a_normal;
+}
+)";
+
+const char* kSolidFs = R"(#version 330 core
+in vec3 v_normal;
+uniform vec4 u_rgba;
+uniform int u_flat;
+out vec4 o_color;
+void main() {
+  vec3 n = normalize(v_normal);
+  float d = u_flat == 1 ? 1.0 : max(dot(n, normalize(vec3(0.35, 0.55, 0.76))), 0.0);
+  float rim = u_flat == 1 ? 0.0 : pow(1.0 - abs(n.z), 3.0);  // brighter silhouette
+  o_color = vec4(u_rgba.rgb * (0.3 + 0.7 * d) + 0.25 * rim, u_rgba.a);
+}
+)";
+
+}  // namespace
+
+const char* const kColourGlsl = R"(
+uniform int u_ortho;
+uniform int u_color_mode;
+uniform float u_max_speed;
+uniform float u_max_local;
 
 vec3 hsv(float h, float s, float v) {
   vec3 k = clamp(abs(mod(h * 6.0 + vec3(0.0, 4.0, 2.0), 6.0) - 3.0) - 1.0, 0.0, 1.0);
@@ -55,44 +109,26 @@ vec3 ramp(float t) {  // dark blue -> cyan -> yellow -> red
   return mix(c, d, t * 3.0 - 2.0);
 }
 
-void main() {
-  vec3 p = vec3(i_x, i_y, i_z);
-  vec3 v = vec3(i_vx, i_vy, i_vz);
+vec3 boid_colour(float kind, vec3 v, float local) {
+  int k = int(kind + 0.5);
+  // Predators and leaders keep their colours in every mode, so they stand out.
+  if (k == 1) return vec3(1.0, 0.30, 0.25);
+  if (k == 2) return vec3(1.0, 0.80, 0.20);
   float speed = length(v);
-  vec3 f = speed > 1e-20 ? v / speed : vec3(1.0, 0.0, 0.0);
-  vec4 pv = u_view * vec4(p, 1.0);
-  float wpp = u_ortho == 1 ? u_wpp : u_wpp * max(-pv.z, 1e-6);
-#ifdef POINTS
-  gl_Position = u_proj * pv;
-  // About as wide as the glyph would be at this depth (a glyph is ~0.45 of its length wide).
-  gl_PointSize = clamp(u_size * u_scale / wpp * 0.45, 1.0, 8.0);
-  v_normal = vec3(0.0, 0.0, 1.0);
-#else
-  vec3 ref = abs(f.z) < 0.99 ? vec3(0.0, 0.0, 1.0) : vec3(0.0, 1.0, 0.0);
-  vec3 s = normalize(cross(ref, f));
-  vec3 u = cross(f, s);
-  float len = max(u_size, u_min_px * wpp) * u_scale;
-  vec3 w = p + len * (a_vert.x * f + a_vert.y * s + a_vert.z * u);
-  gl_Position = u_proj * u_view * vec4(w, 1.0);
-  v_normal = mat3(u_view) * (a_normal.x * f + a_normal.y * s + a_normal.z * u);
-#endif
-
-  if (u_override.a > 0.0) {
-    v_color = u_override.rgb;
-  } else if (u_color_mode == 1) {
-    v_color = ramp(clamp(speed / max(u_max_speed, 1e-20), 0.0, 1.0));
-  } else if (u_color_mode == 2) {
+  if (u_color_mode == 1) return ramp(clamp(speed / max(u_max_speed, 1e-20), 0.0, 1.0));
+  if (u_color_mode == 2) {
+    vec3 f = speed > 1e-20 ? v / speed : vec3(1.0, 0.0, 0.0);
     float h = atan(f.y, f.x) / 6.28318530718 + 0.5;
-    v_color = hsv(h, 0.75, 1.0);
-    if (u_ortho == 0) v_color = f.z > 0.0 ? mix(v_color, vec3(1.0), f.z * 0.7)
-                                          : mix(v_color, vec3(0.1), -f.z * 0.7);
-  } else {
-    int k = int(i_kind + 0.5);
-    v_color = k == 1 ? vec3(1.0, 0.30, 0.25) : k == 2 ? vec3(1.0, 0.80, 0.20)
-                                                      : vec3(0.35, 0.75, 1.0);
+    vec3 c = hsv(h, 0.75, 1.0);
+    if (u_ortho == 0) c = f.z > 0.0 ? mix(c, vec3(1.0), f.z * 0.7) : mix(c, vec3(0.1), -f.z * 0.7);
+    return c;
   }
+  if (u_color_mode == 3) return ramp(clamp(local / max(u_max_local, 1.0), 0.0, 1.0));
+  return vec3(0.35, 0.75, 1.0);
 }
 )";
+
+namespace {
 
 const char* kGlyphFs = R"(#version 330 core
 in vec3 v_color;
@@ -176,185 +212,68 @@ GLuint link(const char* vs, const char* fs, std::string& err) {
   return p;
 }
 
-// Glyph meshes, position + normal per vertex, non-indexed triangles. Both are centred on the
-// boid: the 2D triangle runs from -0.5 (tail) to +0.5 (tip) along its heading; the 3D cone
-// the same way with its base at the tail.
-void push_vertex(std::vector<float>& m, glm::vec3 p, glm::vec3 n) {
-  m.insert(m.end(), {p.x, p.y, p.z, n.x, n.y, n.z});
-}
-
-// A cone with `seg` sides: 3 makes a dart (4 triangles), 8 a round cone (16 triangles).
-void push_cone(std::vector<float>& m, int seg, float r) {
-  const float pi2 = 6.28318530718f;
-  for (int i = 0; i < seg; ++i) {
-    // Sides start at the top (+z) so a dart has one fin up.
-    const float a0 = pi2 * float(i) / float(seg) + pi2 / 4;
-    const float a1 = pi2 * float(i + 1) / float(seg) + pi2 / 4;
-    const glm::vec3 tip(0.5f, 0.0f, 0.0f);
-    const glm::vec3 b0(-0.5f, r * std::cos(a0), r * std::sin(a0));
-    const glm::vec3 b1(-0.5f, r * std::cos(a1), r * std::sin(a1));
-    if (seg <= 4) {
-      const glm::vec3 n = glm::normalize(glm::cross(b0 - tip, b1 - tip));
-      push_vertex(m, tip, n);
-      push_vertex(m, b0, n);
-      push_vertex(m, b1, n);
-    } else {
-      const glm::vec3 n0 = glm::normalize(glm::vec3(r, std::cos(a0), std::sin(a0)));
-      const glm::vec3 n1 = glm::normalize(glm::vec3(r, std::cos(a1), std::sin(a1)));
-      const float am = 0.5f * (a0 + a1);
-      push_vertex(m, tip, glm::normalize(glm::vec3(r, std::cos(am), std::sin(am))));
-      push_vertex(m, b0, n0);
-      push_vertex(m, b1, n1);
-    }
-  }
-  // Base cap, a fan around the first rim vertex.
-  auto rim = [&](int i) {
-    const float a = pi2 * float(i) / float(seg) + pi2 / 4;
-    return glm::vec3(-0.5f, r * std::cos(a), r * std::sin(a));
-  };
-  for (int i = 1; i + 1 < seg; ++i) {
-    push_vertex(m, rim(0), {-1, 0, 0});
-    push_vertex(m, rim(i + 1), {-1, 0, 0});
-    push_vertex(m, rim(i), {-1, 0, 0});
-  }
-}
-
-void build_meshes(std::vector<float>& m, GLint first[3], GLint count[3]) {
-  const glm::vec3 up(0, 0, 1);
-  // Triangle (2D).
-  first[0] = 0;
-  push_vertex(m, {0.5f, 0.0f, 0.0f}, up);
-  push_vertex(m, {-0.5f, 0.32f, 0.0f}, up);
-  push_vertex(m, {-0.5f, -0.32f, 0.0f}, up);
-  count[0] = 3;
-  // Round cone (3D, up close).
-  first[1] = GLint(m.size() / 6);
-  push_cone(m, 8, 0.24f);
-  count[1] = GLint(m.size() / 6) - first[1];
-  // Dart (3D, large flocks: a quarter of the triangles).
-  first[2] = GLint(m.size() / 6);
-  push_cone(m, 3, 0.3f);
-  count[2] = GLint(m.size() / 6) - first[2];
-}
-
 }  // namespace
 
 void InstanceSet::create(GLuint mesh_vbo) {
-  glGenVertexArrays(1, &vao_);
-  glGenVertexArrays(1, &point_vao_);
   glGenBuffers(1, &vbo_);
-  glBindVertexArray(vao_);
-  glBindBuffer(GL_ARRAY_BUFFER, mesh_vbo);
-  glEnableVertexAttribArray(kAttrVert);
-  glVertexAttribPointer(kAttrVert, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), nullptr);
-  glEnableVertexAttribArray(kAttrNormal);
-  glVertexAttribPointer(kAttrNormal, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float),
-                        reinterpret_cast<const void*>(3 * sizeof(float)));
+  own_ = true;
+  setup(mesh_vbo, vbo_);
+}
+
+void InstanceSet::attach(GLuint mesh_vbo, GLuint buffer) {
+  own_ = false;
+  vbo_ = buffer;
+  setup(mesh_vbo, buffer);
+}
+
+// Two vertex arrays read the same instance data: per instance (divisor 1) for glyph meshes,
+// and per vertex (divisor 0) for splats, one GL_POINTS vertex per boid.
+void InstanceSet::setup(GLuint mesh_vbo, GLuint buffer) {
+  if (!vao_) glGenVertexArrays(1, &vao_);
+  if (!point_vao_) glGenVertexArrays(1, &point_vao_);
+  for (int divisor = 1; divisor >= 0; --divisor) {
+    glBindVertexArray(divisor ? vao_ : point_vao_);
+    if (divisor) {
+      glBindBuffer(GL_ARRAY_BUFFER, mesh_vbo);
+      glEnableVertexAttribArray(kAttrVert);
+      glVertexAttribPointer(kAttrVert, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), nullptr);
+      glEnableVertexAttribArray(kAttrNormal);
+      glVertexAttribPointer(kAttrNormal, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float),
+                            reinterpret_cast<const void*>(3 * sizeof(float)));
+    }
+    glBindBuffer(GL_ARRAY_BUFFER, buffer);
+    const GLsizei stride = GLsizei(kInstanceStride);
+    const GLuint attr[4] = {kAttrPos, kAttrVel, kAttrKind, kAttrLocal};
+    const GLint size[4] = {3, 3, 1, 1};
+    const std::size_t offset[4] = {0, 3, 6, 7};
+    for (int a = 0; a < 4; ++a) {
+      glEnableVertexAttribArray(attr[a]);
+      glVertexAttribPointer(attr[a], size[a], GL_FLOAT, GL_FALSE, stride,
+                            reinterpret_cast<const void*>(offset[a] * sizeof(float)));
+      glVertexAttribDivisor(attr[a], GLuint(divisor));
+    }
+  }
   glBindVertexArray(0);
+  glBindBuffer(GL_ARRAY_BUFFER, 0);
 }
 
 void InstanceSet::destroy() {
-  if (vbo_) glDeleteBuffers(1, &vbo_);
+  if (vbo_ && own_) glDeleteBuffers(1, &vbo_);
   if (vao_) glDeleteVertexArrays(1, &vao_);
   if (point_vao_) glDeleteVertexArrays(1, &point_vao_);
   vao_ = point_vao_ = vbo_ = 0;
+  count_ = 0;
 }
 
-void InstanceSet::upload(std::size_t n, const float* x, const float* y, const float* z,
-                         const float* vx, const float* vy, const float* vz,
-                         const std::uint8_t* kind) {
-  glBindVertexArray(vao_);
+void InstanceSet::upload(std::size_t n, const float* data) {
   glBindBuffer(GL_ARRAY_BUFFER, vbo_);
-  const std::size_t bytes = n * (6 * sizeof(float) + 1);
+  const std::size_t bytes = n * kInstanceStride;
   // Orphan the old storage so the driver never waits for the previous frame's draw.
   glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(std::max<std::size_t>(bytes, 16)), nullptr,
                GL_STREAM_DRAW);
-  if (n != capacity_) {
-    // The same streams feed two vertex arrays: per instance (divisor 1) for glyph meshes, and
-    // per vertex (divisor 0) for the point glyph, one GL_POINTS vertex per boid.
-    for (int divisor = 1; divisor >= 0; --divisor) {
-      glBindVertexArray(divisor ? vao_ : point_vao_);
-      for (GLuint a = 0; a < 6; ++a) {
-        glEnableVertexAttribArray(kAttrX + a);
-        glVertexAttribPointer(kAttrX + a, 1, GL_FLOAT, GL_FALSE, 0,
-                              reinterpret_cast<const void*>(a * n * sizeof(float)));
-        glVertexAttribDivisor(kAttrX + a, GLuint(divisor));
-      }
-      glEnableVertexAttribArray(kAttrKind);
-      glVertexAttribPointer(kAttrKind, 1, GL_UNSIGNED_BYTE, GL_FALSE, 0,
-                            reinterpret_cast<const void*>(6 * n * sizeof(float)));
-      glVertexAttribDivisor(kAttrKind, GLuint(divisor));
-    }
-    capacity_ = n;
-  }
-  const float* streams[6] = {x, y, z, vx, vy, vz};
-  std::vector<float> zeros;
-  for (std::size_t a = 0; a < 6; ++a) {
-    const float* src = streams[a];
-    if (!src) {
-      zeros.assign(n, 0.0f);
-      src = zeros.data();
-    }
-    glBufferSubData(GL_ARRAY_BUFFER, GLintptr(a * n * sizeof(float)), GLsizeiptr(n * sizeof(float)),
-                    src);
-  }
-  if (kind) {
-    glBufferSubData(GL_ARRAY_BUFFER, GLintptr(6 * n * sizeof(float)), GLsizeiptr(n), kind);
-  } else {
-    std::vector<std::uint8_t> zero(n, 0);
-    glBufferSubData(GL_ARRAY_BUFFER, GLintptr(6 * n * sizeof(float)), GLsizeiptr(n), zero.data());
-  }
+  if (n > 0) glBufferSubData(GL_ARRAY_BUFFER, 0, GLsizeiptr(bytes), data);
+  glBindBuffer(GL_ARRAY_BUFFER, 0);
   count_ = n;
-  glBindVertexArray(0);
-}
-
-void LineBatch::add(const glm::vec3& a, const glm::vec3& b, const glm::vec4& c) {
-  data_.insert(data_.end(), {a.x, a.y, a.z, c.r, c.g, c.b, c.a, b.x, b.y, b.z, c.r, c.g, c.b, c.a});
-}
-
-void LineBatch::circle(const glm::vec3& c, const glm::vec3& u, const glm::vec3& v, float r,
-                       const glm::vec4& rgba, int segments) {
-  const float pi2 = 6.28318530718f;
-  glm::vec3 prev = c + r * u;
-  for (int i = 1; i <= segments; ++i) {
-    const float a = pi2 * float(i) / float(segments);
-    const glm::vec3 next = c + r * (std::cos(a) * u + std::sin(a) * v);
-    add(prev, next, rgba);
-    prev = next;
-  }
-}
-
-void LineBatch::sphere(const glm::vec3& c, float r, const glm::vec4& rgba, bool flat) {
-  const glm::vec3 x(1, 0, 0), y(0, 1, 0), z(0, 0, 1);
-  circle(c, x, y, r, rgba);
-  if (flat) return;
-  circle(c, x, z, r, rgba);
-  circle(c, y, z, r, rgba);
-}
-
-void LineBatch::box(const glm::vec3& lo, const glm::vec3& hi, const glm::vec4& rgba) {
-  for (int i = 0; i < 4; ++i) {
-    const bool a = (i & 1) != 0, b = (i & 2) != 0;
-    add({lo.x, a ? hi.y : lo.y, b ? hi.z : lo.z}, {hi.x, a ? hi.y : lo.y, b ? hi.z : lo.z}, rgba);
-    add({a ? hi.x : lo.x, lo.y, b ? hi.z : lo.z}, {a ? hi.x : lo.x, hi.y, b ? hi.z : lo.z}, rgba);
-    add({a ? hi.x : lo.x, b ? hi.y : lo.y, lo.z}, {a ? hi.x : lo.x, b ? hi.y : lo.y, hi.z}, rgba);
-  }
-}
-
-void LineBatch::arrow(const glm::vec3& from, const glm::vec3& to, const glm::vec4& rgba,
-                      const glm::vec3& view_dir) {
-  add(from, to, rgba);
-  const glm::vec3 d = to - from;
-  const float len = glm::length(d);
-  if (len <= 0) return;
-  const glm::vec3 f = d / len;
-  glm::vec3 side = glm::cross(f, view_dir);
-  if (glm::length(side) < 1e-6f) side = glm::cross(f, glm::vec3(0, 0, 1));
-  if (glm::length(side) < 1e-6f) side = glm::cross(f, glm::vec3(0, 1, 0));
-  side = glm::normalize(side);
-  const float h = len * 0.2f;
-  add(to, to - h * f + 0.5f * h * side, rgba);
-  add(to, to - h * f - 0.5f * h * side, rgba);
 }
 
 std::string Renderer::init() {
@@ -364,12 +283,12 @@ std::string Renderer::init() {
   software_ = renderer_name_.find("llvmpipe") != std::string::npos ||
               renderer_name_.find("softpipe") != std::string::npos ||
               renderer_name_.find("swrast") != std::string::npos;
-  glyph_prog_ = link((std::string("#version 330 core\n") + kGlyphVs).c_str(), kGlyphFs, err);
-  if (!err.empty()) return err;
-  point_prog_ = link((std::string("#version 330 core\n#define POINTS 1\n") + kGlyphVs).c_str(),
-                     kGlyphFs, err);
+  glyph_prog_ =
+      link((std::string("#version 330 core\n") + kColourGlsl + kGlyphVs).c_str(), kGlyphFs, err);
   if (!err.empty()) return err;
   line_prog_ = link(kLineVs, kLineFs, err);
+  if (!err.empty()) return err;
+  solid_prog_ = link(kSolidVs, kSolidFs, err);
   if (!err.empty()) return err;
 
   std::vector<float> mesh;
@@ -378,9 +297,17 @@ std::string Renderer::init() {
   glBindBuffer(GL_ARRAY_BUFFER, mesh_vbo_);
   glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(mesh.size() * sizeof(float)), mesh.data(),
                GL_STATIC_DRAW);
-  flock_.create(mesh_vbo_);
   highlight_.create(mesh_vbo_);
   selected_.create(mesh_vbo_);
+  special_.create(mesh_vbo_);
+  glGenVertexArrays(1, &solid_vao_);
+  glBindVertexArray(solid_vao_);
+  glBindBuffer(GL_ARRAY_BUFFER, mesh_vbo_);
+  glEnableVertexAttribArray(kAttrVert);
+  glVertexAttribPointer(kAttrVert, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float), nullptr);
+  glEnableVertexAttribArray(kAttrNormal);
+  glVertexAttribPointer(kAttrNormal, 3, GL_FLOAT, GL_FALSE, 6 * sizeof(float),
+                        reinterpret_cast<const void*>(3 * sizeof(float)));
 
   glGenVertexArrays(1, &line_vao_);
   glGenBuffers(1, &line_vbo_);
@@ -400,16 +327,17 @@ std::string Renderer::init() {
 }
 
 void Renderer::shutdown() {
-  flock_.destroy();
   highlight_.destroy();
   selected_.destroy();
+  special_.destroy();
   if (mesh_vbo_) glDeleteBuffers(1, &mesh_vbo_);
   if (line_vbo_) glDeleteBuffers(1, &line_vbo_);
   if (line_vao_) glDeleteVertexArrays(1, &line_vao_);
+  if (solid_vao_) glDeleteVertexArrays(1, &solid_vao_);
   if (glyph_prog_) glDeleteProgram(glyph_prog_);
   if (line_prog_) glDeleteProgram(line_prog_);
-  if (point_prog_) glDeleteProgram(point_prog_);
-  mesh_vbo_ = line_vbo_ = line_vao_ = glyph_prog_ = line_prog_ = point_prog_ = 0;
+  if (solid_prog_) glDeleteProgram(solid_prog_);
+  mesh_vbo_ = line_vbo_ = line_vao_ = solid_vao_ = glyph_prog_ = line_prog_ = solid_prog_ = 0;
 }
 
 void Renderer::clear(int x0, int width, int height) {
@@ -429,7 +357,7 @@ void Renderer::draw_glyphs(const InstanceSet& set, int dims, const GlyphParams& 
     glDisable(GL_DEPTH_TEST);
   }
   glDisable(GL_CULL_FACE);
-  const GLuint prog = p.glyph == Glyph::point ? point_prog_ : glyph_prog_;
+  const GLuint prog = glyph_prog_;
   glUseProgram(prog);
   auto loc = [prog](const char* name) { return glGetUniformLocation(prog, name); };
   glUniformMatrix4fv(loc("u_view"), 1, GL_FALSE, glm::value_ptr(p.view));
@@ -439,21 +367,57 @@ void Renderer::draw_glyphs(const InstanceSet& set, int dims, const GlyphParams& 
   glUniform1f(loc("u_min_px"), p.min_pixels);
   glUniform1f(loc("u_wpp"), p.world_per_pixel);
   glUniform1f(loc("u_scale"), p.scale);
+  glUniform1f(loc("u_special_scale"), p.special_scale);
   glUniform1i(loc("u_color_mode"), int(p.color));
   glUniform1f(loc("u_max_speed"), p.max_speed);
+  glUniform1f(loc("u_max_local"), p.max_local);
   glUniform4fv(loc("u_override"), 1, glm::value_ptr(p.override_rgba));
-  if (p.glyph == Glyph::point) {
-    glEnable(GL_PROGRAM_POINT_SIZE);
-    glBindVertexArray(set.point_vao());
-    glVertexAttrib3f(kAttrVert, 0, 0, 0);
-    glVertexAttrib3f(kAttrNormal, 0, 0, 1);
-    glDrawArrays(GL_POINTS, 0, GLsizei(set.count()));
+  glBindVertexArray(set.vao());
+  // The point glyph means density splats for the flock; the few glyphs drawn here then
+  // (predators, leaders, the debug view's boids) are darts.
+  const int mesh = dims == 2 ? 0 : p.glyph == Glyph::cone ? 1 : 2;
+  glDrawArraysInstanced(GL_TRIANGLES, mesh_first_[mesh], mesh_count_[mesh], GLsizei(set.count()));
+  glBindVertexArray(0);
+}
+
+void Renderer::draw_solids(const std::vector<Solid>& solids, const glm::mat4& view,
+                           const glm::mat4& proj, bool flat, const glm::vec3& rgb, float alpha) {
+  if (solids.empty()) return;
+  glUseProgram(solid_prog_);
+  auto loc = [this](const char* name) { return glGetUniformLocation(solid_prog_, name); };
+  glUniformMatrix4fv(loc("u_view"), 1, GL_FALSE, glm::value_ptr(view));
+  glUniformMatrix4fv(loc("u_proj"), 1, GL_FALSE, glm::value_ptr(proj));
+  glUniform4f(loc("u_rgba"), rgb.r, rgb.g, rgb.b, alpha);
+  glUniform1i(loc("u_flat"), flat ? 1 : 0);
+  if (flat) {
+    glDisable(GL_DEPTH_TEST);
   } else {
-    glBindVertexArray(set.vao());
-    const int mesh = dims == 2 ? 0 : p.glyph == Glyph::cone ? 1 : 2;
-    glDrawArraysInstanced(GL_TRIANGLES, mesh_first_[mesh], mesh_count_[mesh], GLsizei(set.count()));
+    glEnable(GL_DEPTH_TEST);
+  }
+  glDepthMask(GL_FALSE);
+  glEnable(GL_BLEND);
+  glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+  glBindVertexArray(solid_vao_);
+  for (const Solid& s : solids) {
+    glm::mat4 m(1.0f);
+    int mesh;
+    if (s.sphere) {
+      m = glm::translate(m, s.lo);
+      m = glm::scale(m, glm::vec3(s.hi.x));
+      mesh = flat ? 5 : 3;
+    } else {
+      m = glm::translate(m, s.lo);
+      glm::vec3 ext = s.hi - s.lo;
+      if (flat) ext.z = 1;
+      m = glm::scale(m, ext);
+      mesh = 4;
+    }
+    glUniformMatrix4fv(loc("u_model"), 1, GL_FALSE, glm::value_ptr(m));
+    glDrawArrays(GL_TRIANGLES, mesh_first_[mesh], mesh_count_[mesh]);
   }
   glBindVertexArray(0);
+  glDepthMask(GL_TRUE);
+  glDisable(GL_BLEND);
 }
 
 void Renderer::draw_lines(const LineBatch& lines, const glm::mat4& view_proj, bool depth_test,
@@ -509,35 +473,6 @@ void Renderer::draw_lines(const LineBatch& lines, const glm::mat4& view_proj, bo
   glDisable(GL_BLEND);
 }
 
-std::vector<std::uint8_t> Renderer::read_pixels(int width, int height) const {
-  std::vector<std::uint8_t> raw(std::size_t(width) * std::size_t(height) * 3);
-  glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  glReadBuffer(GL_BACK);
-  glReadPixels(0, 0, width, height, GL_RGB, GL_UNSIGNED_BYTE, raw.data());
-  // GL rows run bottom to top; PNG rows top to bottom.
-  std::vector<std::uint8_t> out(raw.size());
-  const std::size_t row = std::size_t(width) * 3;
-  for (int yy = 0; yy < height; ++yy) {
-    std::copy_n(raw.data() + std::size_t(height - 1 - yy) * row, row,
-                out.data() + std::size_t(yy) * row);
-  }
-  return out;
-}
-
-std::string write_png(const std::string& path, int width, int height,
-                      const std::vector<std::uint8_t>& rgb) {
-  // stbi_write_png comes from Debian's libstb.so (no STB_IMAGE_WRITE_IMPLEMENTATION here:
-  // libimgui.a already links that library, and a second copy would clash with it).
-  const std::string tmp = path + ".tmp";
-  if (!stbi_write_png(tmp.c_str(), width, height, 3, rgb.data(), width * 3)) {
-    std::remove(tmp.c_str());
-    return path + ": cannot write PNG";
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return path + ": cannot write PNG";
-  }
-  return "";
-}
+GLuint link_program(const char* vs, const char* fs, std::string& err) { return link(vs, fs, err); }
 
 }  // namespace boids::view

@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "boids/debug.hpp"
 #include "core/engine.hpp"
@@ -39,7 +44,8 @@ std::optional<std::string> refuse(const WorldDef& def) {
 
 }  // namespace
 
-SimRunner::SimRunner(const WorldDef& def, std::optional<State> init, int warmup, bool paused)
+SimRunner::SimRunner(const WorldDef& def, std::optional<State> init, int warmup, bool paused,
+                     InstanceSink* sink)
     : world_([&] {
         if (auto why = refuse(def)) throw Error(*why);
         return World::create(def);
@@ -47,7 +53,8 @@ SimRunner::SimRunner(const WorldDef& def, std::optional<State> init, int warmup,
       init_(std::move(init)),
       back_(std::make_unique<Frame>()),
       ready_(std::make_unique<Frame>()),
-      def_(def) {
+      def_(def),
+      sink_(sink) {
   if (init_) world_.set_state(*init_);
   if (warmup > 0) world_.step(warmup);
   stats_.count = world_.count();
@@ -58,13 +65,21 @@ SimRunner::SimRunner(const WorldDef& def, std::optional<State> init, int warmup,
   thread_ = std::thread([this] { run(); });
 }
 
-SimRunner::~SimRunner() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_.store(true);
-  }
-  cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
+SimRunner::SimRunner(World world, int warmup, bool paused, InstanceSink* sink)
+    : world_(std::move(world)),
+      back_(std::make_unique<Frame>()),
+      ready_(std::make_unique<Frame>()),
+      def_(world_.def()),
+      sink_(sink) {
+  if (auto why = refuse(def_)) throw Error(*why);
+  if (world_.count() == def_.count) init_ = world_.state();
+  if (warmup > 0) world_.step(warmup);
+  stats_.count = world_.count();
+  stats_.steps = world_.step_count();
+  stats_.kernel = world_.engine().kernel_name();
+  paused_.store(paused);
+  publish();
+  thread_ = std::thread([this] { run(); });
 }
 
 void SimRunner::set_paused(bool paused) {
@@ -116,11 +131,23 @@ void SimRunner::set_debug_index(std::int64_t index) {
   cv_.notify_all();
 }
 
-bool SimRunner::acquire(std::unique_ptr<Frame>& front) {
+void SimRunner::request_seek(std::size_t i) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    want_seek_ = i;
+  }
+  cv_.notify_all();
+}
+
+bool SimRunner::acquire(std::unique_ptr<Frame>& front, int& retired) {
+  retired = -1;
   std::lock_guard<std::mutex> lock(mu_);
   if (!ready_fresh_) return false;
   if (!front) front = std::make_unique<Frame>();
   std::swap(front, ready_);
+  // The frame handed back was drawn: its slot is the caller's to fence and recycle.
+  retired = ready_->slot;
+  ready_->slot = -1;
   ready_fresh_ = false;
   return true;
 }
@@ -202,6 +229,7 @@ void SimRunner::publish() {
 
   const std::int64_t sel = debug_index_.load();
   f.debug = sel >= 0 && std::size_t(sel) < n ? explain(std::size_t(sel)) : DebugInfo{};
+  fill_instances(f);
 
   std::lock_guard<std::mutex> lock(mu_);
   f.serial = ++serial_;
@@ -285,6 +313,18 @@ void SimRunner::apply_requests(std::unique_lock<std::mutex>& lock) {
 }
 
 void SimRunner::run() {
+#if defined(__linux__)
+  // The window comes first: on a machine whose cores the simulation fills (and a software
+  // rasteriser needs them too) the render loop keeps its frame rate and the flock steps a
+  // little slower. Threads the engine starts from here inherit the lower priority.
+  if (setpriority(PRIO_PROCESS, pid_t(syscall(SYS_gettid)), 5) != 0) {
+    // Not allowed: run at the normal priority.
+  }
+#endif
+  if (replay_) {
+    run_replay();
+    return;
+  }
   auto next_step = Clock::now();
   auto rate_t0 = Clock::now();
   std::uint64_t rate_steps = 0;
@@ -329,6 +369,7 @@ void SimRunner::run() {
       stats_.boid_steps_per_s =
           stats_.step_ms > 0 ? double(world_.count()) / (stats_.step_ms * 1e-3) : 0.0;
       ++rate_steps;
+      stats_.stepped = true;
       const double span = std::chrono::duration<double>(t1 - rate_t0).count();
       if (span >= 0.5) {
         stats_.steps_per_s = double(rate_steps) / span;

@@ -54,6 +54,7 @@ CAMERA_2D = (50.0, 50.0, 50.0)  # cx, cy, half_height
 CAMERA_3D = (50.0, 50.0, 50.0, 30.0, 20.0, 190.0)  # target, yaw, pitch (deg), distance
 GLYPH_2D = 12.0
 GLYPH_3D = 14.0
+SPECIAL_SCALE = 2.2  # predators and leaders are drawn this much larger (ViewSettings)
 
 
 def skip(msg):
@@ -221,11 +222,11 @@ def check(dims, pixels):
     project = projector(dims)
     state = STATE_2D if dims == 2 else STATE_3D
     lit = dims == 3
-    centres = []
+    centres = []  # (px, py, exclusion radius)
     for n, row in enumerate(state):
         p, v, kind = row[:dims], row[dims:2 * dims], row[-1]
         px, py = project(p)
-        centres.append((px, py))
+        centres.append((px, py, 26 * (SPECIAL_SCALE if kind else 1.0)))
         hits = [pixel(pixels, px + dx, py + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)]
         good = sum(1 for c in hits if is_colour(c, kind, lit))
         if good < 7:
@@ -238,7 +239,7 @@ def check(dims, pixels):
             speed = math.hypot(v[0], v[1])
             f = (v[0] / speed, v[1] / speed)
             s = (-f[1], f[0])
-            L = GLYPH_2D
+            L = GLYPH_2D * (SPECIAL_SCALE if kind else 1.0)
             for side in (1, -1):
                 tail = (p[0] - 0.35 * L * f[0] + side * 0.2 * L * s[0],
                         p[1] - 0.35 * L * f[1] + side * 0.2 * L * s[1])
@@ -257,7 +258,7 @@ def check(dims, pixels):
     for y in range(4, H - 4, 6):
         for x in range(4, W - 4, 6):
             q = (x + 0.5, y + 0.5)
-            if any(math.hypot(q[0] - c[0], q[1] - c[1]) < 26 for c in centres):
+            if any(math.hypot(q[0] - c[0], q[1] - c[1]) < c[2] for c in centres):
                 continue
             if any(seg_dist(q, a, b) < 4 for a, b in edges):
                 continue
