@@ -258,8 +258,7 @@ int run(const Options& o) {
       upload_frame(app);
       upload_ms_sum += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
       ++uploads;
-      // HOOK(metrics): when the metrics module lands, push the frame's sample here:
-      //   app.metrics.push({f.step, f.metrics.polarization, f.metrics.milling, ...});
+      if (app.frame->has_metrics) app.metrics.push(app.frame->metrics);
       if (first && o.camera.empty()) app.frame_flock();
       first = false;
     }

@@ -17,8 +17,8 @@ void MetricsPlot::push(const MetricsSample& s) {
 void MetricsPlot::draw_panel() {
   if (samples_.empty()) {
     ImGui::TextWrapped(
-        "No metrics yet: the metrics module (compute_metrics) is not connected to the "
-        "viewer; see HOOK(metrics) in viewer/metrics_plot.hpp.");
+        "No metrics yet (they are computed for flocks up to 2,000,000 boids, once per "
+        "published state).");
     return;
   }
   std::vector<float> v(samples_.size());

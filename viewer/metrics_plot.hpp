@@ -1,11 +1,9 @@
 // A small plot of flock metrics over time for the panel, with an SVG export.
 //
-// HOOK(metrics): the metrics themselves (polarization, milling, number of clusters) come from
-// the library's compute_metrics() (include/boids/metrics.hpp), which is being written in
-// parallel. When it lands, SimRunner::publish() computes them for every published state
-// (on the simulation thread) into Frame::metrics, and the render loop push()es each new
-// frame's sample here (see the HOOK(metrics) comments in sim_runner.cpp and main.cpp).
-// Until then the plot stays empty and the panel says so; nothing here computes a metric.
+// The metrics themselves (polarization, milling, number of clusters) come from the library's
+// MetricsCalculator (include/boids/metrics.hpp): SimRunner::publish() computes them for every
+// published state on the simulation thread into Frame::metrics, and the render loop push()es
+// each new frame's sample here. Nothing here computes a metric.
 #pragma once
 
 #include <cstdint>

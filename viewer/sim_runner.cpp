@@ -206,6 +206,8 @@ DebugInfo SimRunner::explain(std::size_t i) const {
   return info;
 }
 
+constexpr std::size_t kMaxMetricsCount = 2'000'000;
+
 // Copies the world's state into the back frame, then swaps it with the ready one. Called
 // only on the simulation thread (and once by the constructor before the thread starts).
 void SimRunner::publish() {
@@ -230,6 +232,13 @@ void SimRunner::publish() {
   const std::int64_t sel = debug_index_.load();
   f.debug = sel >= 0 && std::size_t(sel) < n ? explain(std::size_t(sel)) : DebugInfo{};
   fill_instances(f);
+  // The live plot's metrics (boids of kind 0): O(n) on this thread, skipped for flocks so
+  // large that they would slow stepping noticeably.
+  f.has_metrics = n <= kMaxMetricsCount;
+  if (f.has_metrics) {
+    const FlockMetrics m = metrics_calc_.compute(world_, 0);
+    f.metrics = {f.step, m.polarization, m.milling, double(m.clusters)};
+  }
 
   std::lock_guard<std::mutex> lock(mu_);
   f.serial = ++serial_;

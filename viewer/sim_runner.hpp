@@ -31,8 +31,10 @@
 #include <thread>
 #include <vector>
 
+#include "boids/metrics.hpp"
 #include "boids/world.hpp"
 #include "viewer/debug_info.hpp"
+#include "viewer/metrics_plot.hpp"
 #include "viewer/replay.hpp"
 
 namespace boids::view {
@@ -69,6 +71,8 @@ struct Frame {
   int slot = -1;                       // InstanceSink slot holding the instance data, or -1:
   std::vector<float> inst;             // ... then it is here (kInstanceFloats per boid)
   std::vector<std::uint32_t> special;  // id-order indices of predators and leaders
+  bool has_metrics = false;            // metrics holds this state's flock metrics
+  MetricsSample metrics;
   float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};  // bounding box of the positions
   float max_local = 1;           // largest local count (boids in the same perception cell)
   std::size_t replay_frame = 0;  // replay: index of this recorded frame
@@ -151,6 +155,7 @@ class SimRunner {
 
   World world_;
   std::optional<State> init_;
+  MetricsCalculator metrics_calc_;  // the live plot's metrics, on the simulation thread
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -255,6 +255,13 @@ class World:
             except ValueError as e:
                 raise OSError(str(e)) from None
 
+    def metrics(self, kind: int = 0) -> dict:
+        """The flock metrics of one kind now (docs/metrics.md): polarization, milling,
+        mean_speed, mean_nnd, mean_neighbours, clusters, largest_cluster, plus count and
+        moving. Bit-identical to `boids run --metrics` at the same step; releases the GIL."""
+        with self._lock:
+            return self._w.metrics(int(kind))
+
     # Read-only facts --------------------------------------------------------------------
     @property
     def count(self) -> int:

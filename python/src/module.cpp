@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "boids/metrics.hpp"
 #include "boids/scenario.hpp"
 #include "boids/world.hpp"
 
@@ -129,6 +130,27 @@ PYBIND11_MODULE(_boids, m) {
           },
           py::arg("n") = 1)
       .def("save", [](const boids::World& w, const std::string& path) { w.save(path); })
+      .def(
+          "metrics",
+          [](const boids::World& w, int kind) {
+            boids::FlockMetrics f;
+            {
+              py::gil_scoped_release release;
+              f = boids::compute_metrics(w, kind);
+            }
+            py::dict d;
+            d["polarization"] = f.polarization;
+            d["milling"] = f.milling;
+            d["mean_speed"] = f.mean_speed;
+            d["mean_nnd"] = f.mean_nnd;
+            d["mean_neighbours"] = f.mean_neighbours;
+            d["clusters"] = f.clusters;
+            d["largest_cluster"] = f.largest_cluster;
+            d["count"] = f.count;
+            d["moving"] = f.moving;
+            return d;
+          },
+          py::arg("kind") = 0)
       .def_property_readonly("count", &boids::World::count)
       .def_property_readonly("step_count", &boids::World::step_count)
       .def_property_readonly("dims", &boids::World::dims)

@@ -143,3 +143,24 @@ def test_repr_and_facts(small):
     assert w.step_count == 4 and abs(w.time - 0.2) < 1e-12 and len(w) == 500
     assert "boids.World 3D count=500 step=4" in repr(w)
     assert "[rules]\nradius = " in w.scenario_text and "rules.radius" in boids.scenario_keys()
+
+
+def test_metrics_match_the_program(tmp_path, cli, small):
+    out = tmp_path / "m.csv"
+    subprocess.run([cli, "run", "--quiet", "--steps", "6", "--metrics", str(out),
+                    "--metrics-every", "3", "--set", "boids.count=500", "--set",
+                    "world.size=40.0", "--set", "boids.seed=7"], check=True)
+    with open(out, newline="") as f:
+        rows = list(csv.DictReader(f))
+    w = boids.World(**small)
+    w.step(6)
+    m = w.metrics()
+    last = rows[-1]
+    assert last["step"] == "6"
+    for k in ("polarization", "milling", "mean_speed", "mean_nnd", "mean_neighbours",
+              "largest_cluster"):
+        assert float(last[k]) == pytest.approx(m[k], rel=1e-8, abs=1e-12), k
+    assert int(last["clusters"]) == m["clusters"]
+    v = w.velocities.astype(np.float64)
+    u = v / np.linalg.norm(v, axis=1)[:, None]
+    assert m["polarization"] == pytest.approx(np.linalg.norm(u.sum(axis=0)) / len(u), rel=1e-6)
