@@ -9,6 +9,7 @@ packages=(
   libbenchmark-dev
   libglfw3-dev libepoxy-dev libimgui-dev libstb-dev libgl1-mesa-dri xvfb xauth
   python3 python3-numpy
+  libhdf5-dev hdf5-tools python3-h5py python3-mdanalysis python3-meshio python3-pytest
 )
 
 missing=()
