@@ -120,7 +120,7 @@ struct Writer::Impl {
     hsize_t cur[3] = {0, 0, 0}, max[3] = {H5S_UNLIMITED, 0, 0}, chunk[3] = {1, 1, 1};
     for (int i = 1; i < rank; ++i) {
       cur[i] = inner[i - 1];
-      max[i] = i == 1 ? H5S_UNLIMITED : inner[i - 1];
+      max[i] = i == 1 && compressible ? H5S_UNLIMITED : inner[i - 1];  // rows may grow
       chunk[i] = chunk_inner[i - 1];
     }
     if (rank == 1) chunk[0] = 512;  // step, time, scalar series: many frames per chunk
