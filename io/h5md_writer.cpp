@@ -362,9 +362,10 @@ void Writer::Impl::write_kind(int k, const World& w, std::size_t n_k) {
       }
     }
     const hsize_t start[3] = {f, b, 0}, count[3] = {1, hsize_t(len), D};
-    const hsize_t mem3 = hsize_t(len) * D, mem2 = hsize_t(len);
-    Hid ms3 = space_handle(H5Screate_simple(1, &mem3, nullptr));
-    Hid ms2 = space_handle(H5Screate_simple(1, &mem2, nullptr));
+    // Memory spaces of the same shape as the file selection: HDF5 then maps the block onto
+    // its chunk in one piece instead of element by element.
+    Hid ms3 = space_handle(H5Screate_simple(3, count, nullptr));
+    Hid ms2 = space_handle(H5Screate_simple(2, count, nullptr));
     // (The rank-2 id and species datasets read the first two entries of start and count.)
     auto put = [&](const Hid& d, hid_t type, const Hid& ms, const void* buf, const char* e) {
       Hid fs = space_handle(H5Dget_space(d.get()));
