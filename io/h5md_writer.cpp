@@ -166,8 +166,11 @@ struct Writer::Impl {
     }
     g.rows = hsize_t(n);
     const std::size_t row_bytes = std::size_t(dims) * real_bytes();
-    g.chunk = hsize_t(
-        std::max<std::size_t>(1, std::min(std::max<std::size_t>(n, 16), kChunkBytes / row_bytes)));
+    // Rows per chunk: at most about 1 MiB of positions, and the population split into equal
+    // chunks, so the last chunk of a frame is not mostly padding.
+    const std::size_t cap = std::max<std::size_t>(1, kChunkBytes / row_bytes);
+    const std::size_t rows = std::max<std::size_t>(n, 16), pieces = (rows + cap - 1) / cap;
+    g.chunk = hsize_t((rows + pieces - 1) / pieces);
     const hsize_t inner[2] = {g.rows, hsize_t(dims)}, chunk[2] = {g.chunk, hsize_t(dims)};
     const double nan64 = std::numeric_limits<double>::quiet_NaN();
     const float nan32 = std::numeric_limits<float>::quiet_NaN();
