@@ -74,7 +74,8 @@ struct Reader {
     std::vector<T> out(n);
     if (n == 0) return out;
     Hid fs = space_handle(H5Dget_space(d.get()));
-    Hid ms = space_handle(H5Screate_simple(1, &n, nullptr));
+    // Shaped like the selection, so HDF5 copies whole chunks rather than element by element.
+    Hid ms = space_handle(H5Screate_simple(int(count.size()), count.data(), nullptr));
     if (H5Sselect_hyperslab(fs.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
                             nullptr) < 0 ||
         H5Dread(d.get(), mem_type, ms.get(), fs.get(), H5P_DEFAULT, out.data()) < 0)
