@@ -63,12 +63,13 @@ MetricsOutput::~MetricsOutput() {
   }
 }
 
-void MetricsOutput::row(const World& world) {
-  const std::string line =
-      metrics_row(world.step_count(), world.def().dt, calc_.compute(world, kind_));
+FlockMetrics MetricsOutput::row(const World& world) {
+  const FlockMetrics m = calc_.compute(world, kind_);
+  const std::string line = metrics_row(world.step_count(), world.def().dt, m);
   if (std::fprintf(f_, "%s\n", line.c_str()) < 0 || std::fflush(f_) != 0) {
     throw Error(path_ + ": write failed");
   }
+  return m;
 }
 
 void MetricsOutput::finish() {

@@ -42,8 +42,8 @@ class MetricsOutput {
   MetricsOutput(const MetricsOutput&) = delete;
   MetricsOutput& operator=(const MetricsOutput&) = delete;
 
-  /// Appends the row of the world's current state.
-  void row(const World& world);
+  /// Appends the row of the world's current state and returns its metrics.
+  FlockMetrics row(const World& world);
   void finish();
   long long every() const { return every_; }
 

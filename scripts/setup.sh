@@ -10,6 +10,7 @@ packages=(
   libglfw3-dev libepoxy-dev libimgui-dev libstb-dev libgl1-mesa-dri xvfb xauth
   python3 python3-numpy python3-dev python3-venv python3-pytest python3-matplotlib
   python3-setuptools python3-pybind11 pybind11-dev
+  libhdf5-dev hdf5-tools python3-h5py python3-mdanalysis python3-meshio
 )
 
 missing=()

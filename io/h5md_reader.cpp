@@ -1,0 +1,278 @@
+// Reading one frame of an H5MD recording back (boids run --init FILE.h5 --init-frame K).
+// Everything is checked before it is used: a file that HDF5 cannot open (not HDF5, or cut
+// short: HDF5 compares the file's size with the end-of-file address its superblock records),
+// a missing group or dataset, a wrong rank, shape or type, rows out of order, and non-finite
+// values all end in one Error line "PATH: DATASET: what", never in HDF5's own error stack.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "core/engine.hpp"
+#include "io/h5md.hpp"
+#include "io/h5md_hdf5.hpp"
+
+namespace boids::h5md {
+
+namespace {
+
+struct Reader {
+  std::string path;
+  Hid file;
+
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    throw Error(path + ": " + where + ": " + what);
+  }
+
+  bool exists(const std::string& p) const {
+    // Walk the path one link at a time: H5Lexists fails on a missing intermediate group.
+    std::size_t at = 1;
+    while (true) {
+      const std::size_t slash = p.find('/', at);
+      const std::string part = p.substr(0, slash);
+      if (H5Lexists(file.get(), part.c_str(), H5P_DEFAULT) <= 0) return false;
+      if (slash == std::string::npos) return true;
+      at = slash + 1;
+    }
+  }
+
+  Hid dataset(const std::string& p) const {
+    if (!exists(p)) fail(p, "missing");
+    Hid d = dataset_handle(H5Dopen2(file.get(), p.c_str(), H5P_DEFAULT));
+    if (!d) fail(p, "not a readable dataset");
+    return d;
+  }
+
+  std::vector<hsize_t> shape(const Hid& d) const {
+    Hid s = space_handle(H5Dget_space(d.get()));
+    const int rank = H5Sget_simple_extent_ndims(s.get());
+    std::vector<hsize_t> dims(std::size_t(std::max(rank, 0)));
+    if (rank > 0) H5Sget_simple_extent_dims(s.get(), dims.data(), nullptr);
+    return dims;
+  }
+
+  static std::string shape_text(const std::vector<hsize_t>& s) {
+    std::string t = "(";
+    for (std::size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
+    return t + (s.size() == 1 ? ",)" : ")");
+  }
+
+  void expect_class(const Hid& d, H5T_class_t cls, const std::string& p, const char* what) const {
+    Hid t = type_handle(H5Dget_type(d.get()));
+    if (H5Tget_class(t.get()) != cls) fail(p, std::string("wrong type (expected ") + what + ")");
+  }
+
+  // Reads elements [start, start+count) along the first dimension times the rest, as T.
+  template <class T>
+  std::vector<T> read_rows(const Hid& d, const std::string& p, hid_t mem_type, hsize_t first,
+                           const std::vector<hsize_t>& shp) const {
+    std::vector<hsize_t> start(shp.size(), 0), count = shp;
+    start[0] = first;
+    count[0] = 1;
+    hsize_t n = 1;
+    for (std::size_t i = 1; i < count.size(); ++i) n *= count[i];
+    std::vector<T> out(n);
+    if (n == 0) return out;
+    Hid fs = space_handle(H5Dget_space(d.get()));
+    // Shaped like the selection, so HDF5 copies whole chunks rather than element by element.
+    Hid ms = space_handle(H5Screate_simple(int(count.size()), count.data(), nullptr));
+    if (H5Sselect_hyperslab(fs.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
+                            nullptr) < 0 ||
+        H5Dread(d.get(), mem_type, ms.get(), fs.get(), H5P_DEFAULT, out.data()) < 0)
+      fail(p, "cannot read (file damaged?)");
+    return out;
+  }
+
+  template <class T>
+  std::vector<T> read_1d(const std::string& p, hid_t mem_type, H5T_class_t cls,
+                         const char* what) const {
+    Hid d = dataset(p);
+    expect_class(d, cls, p, what);
+    const auto s = shape(d);
+    if (s.size() != 1) fail(p, "wrong shape " + shape_text(s) + ", expected (frames,)");
+    std::vector<T> out(s[0]);
+    if (s[0] > 0 && H5Dread(d.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
+      fail(p, "cannot read (file damaged?)");
+    return out;
+  }
+
+  std::string read_string(const std::string& p) const {
+    Hid d = dataset(p);
+    Hid t = type_handle(H5Dget_type(d.get()));
+    if (H5Tget_class(t.get()) != H5T_STRING) fail(p, "wrong type (expected a string)");
+    Hid s = space_handle(H5Dget_space(d.get()));
+    if (H5Sget_simple_extent_type(s.get()) != H5S_SCALAR) fail(p, "expected one string");
+    if (H5Tis_variable_str(t.get()) > 0) {
+      char* text = nullptr;
+      if (H5Dread(d.get(), t.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, &text) < 0 || !text)
+        fail(p, "cannot read (file damaged?)");
+      std::string out(text);
+      H5free_memory(text);
+      return out;
+    }
+    const std::size_t n = H5Tget_size(t.get());
+    std::string out(n, '\0');
+    if (H5Dread(d.get(), t.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) < 0)
+      fail(p, "cannot read (file damaged?)");
+    out.resize(std::char_traits<char>::length(out.c_str()));
+    return out;
+  }
+};
+
+struct Row {
+  std::uint32_t id;
+  std::uint8_t kind;
+  double p[3], v[3];
+};
+
+}  // namespace
+
+RecordedFrame read_frame(const std::string& path, long long frame) {
+  silence_hdf5_errors();
+  Reader r{path, {}};
+  if (std::FILE* probe = std::fopen(path.c_str(), "rb"))
+    std::fclose(probe);
+  else
+    throw Error(path + ": cannot open file");
+  if (H5Fis_hdf5(path.c_str()) <= 0)
+    throw Error(path + ": not an HDF5 file (or cut short before its superblock)");
+  r.file = Hid(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!r.file)
+    throw Error(path +
+                ": cannot open as HDF5 (truncated or damaged: the file is shorter than "
+                "its superblock says, or its metadata is unreadable)");
+  if (!r.exists("/h5md")) r.fail("/h5md", "missing (not an H5MD file)");
+
+  RecordedFrame out;
+  out.scenario_toml = r.read_string("/parameters/scenario");
+  const auto steps =
+      r.read_1d<std::int64_t>("/parameters/next_id/step", H5T_NATIVE_INT64, H5T_INTEGER, "integer");
+  const auto next_ids = r.read_1d<std::uint32_t>("/parameters/next_id/value", H5T_NATIVE_UINT32,
+                                                 H5T_INTEGER, "integer");
+  if (next_ids.size() != steps.size())
+    r.fail("/parameters/next_id/value", "wrong shape (" + std::to_string(next_ids.size()) +
+                                            ",), expected (" + std::to_string(steps.size()) +
+                                            ",) like its step");
+  out.frames = steps.size();
+  if (out.frames == 0) r.fail("/parameters/next_id/step", "the recording has no frames");
+  if (frame < 0) frame = (long long)out.frames + frame;
+  if (frame < 0 || std::uint64_t(frame) >= out.frames)
+    throw Error(path + ": --init-frame: the recording has " + std::to_string(out.frames) +
+                " frames (0.." + std::to_string(out.frames - 1) + ")");
+  out.frame = std::uint64_t(frame);
+  if (steps[out.frame] < 0) r.fail("/parameters/next_id/step", "negative step");
+  out.step = std::uint64_t(steps[out.frame]);
+  out.next_id = next_ids[out.frame];
+
+  std::vector<Row> rows;
+  int dims = 0;
+  std::size_t real_bytes = 0;
+  for (int k = 0; k < kKindCount; ++k) {
+    const std::string gp = kind_path(k);
+    if (!r.exists(gp)) continue;
+    const auto ksteps =
+        r.read_1d<std::int64_t>(gp + "/position/step", H5T_NATIVE_INT64, H5T_INTEGER, "integer");
+    const auto it = std::find(ksteps.begin(), ksteps.end(), steps[out.frame]);
+    const hsize_t j = hsize_t(it - ksteps.begin());
+    const std::string pp = gp + "/position/value", vp = gp + "/velocity/value",
+                      ip = gp + "/id/value", sp = gp + "/species/value";
+    Hid pd = r.dataset(pp), vd = r.dataset(vp), id = r.dataset(ip), sd = r.dataset(sp);
+    r.expect_class(pd, H5T_FLOAT, pp, "float");
+    r.expect_class(vd, H5T_FLOAT, vp, "float");
+    r.expect_class(id, H5T_INTEGER, ip, "integer");
+    r.expect_class(sd, H5T_INTEGER, sp, "integer");
+    const auto ps = r.shape(pd), vs = r.shape(vd), is = r.shape(id), ss = r.shape(sd);
+    if (ps.size() != 3 || (ps[2] != 2 && ps[2] != 3) || ps[0] != ksteps.size())
+      r.fail(pp, "wrong shape " + Reader::shape_text(ps) + ", expected (" +
+                     std::to_string(ksteps.size()) + ", rows, 2 or 3)");
+    if (vs != ps)
+      r.fail(vp, "wrong shape " + Reader::shape_text(vs) + ", expected " + Reader::shape_text(ps) +
+                     " like the position");
+    const std::vector<hsize_t> s2 = {ps[0], ps[1]};
+    if (is != s2)
+      r.fail(ip, "wrong shape " + Reader::shape_text(is) + ", expected " + Reader::shape_text(s2));
+    if (ss != s2)
+      r.fail(sp, "wrong shape " + Reader::shape_text(ss) + ", expected " + Reader::shape_text(s2));
+    if (dims != 0 && int(ps[2]) != dims) r.fail(pp, "dimension differs from another kind's");
+    dims = int(ps[2]);
+    Hid pt = type_handle(H5Dget_type(pd.get()));
+    const std::size_t rb = H5Tget_size(pt.get());
+    if ((rb != 4 && rb != 8) || (real_bytes != 0 && rb != real_bytes))
+      r.fail(pp, "wrong type (expected float32 or float64, the same for every kind)");
+    real_bytes = rb;
+    if (it == ksteps.end()) continue;  // this kind had no group yet at that step
+
+    const auto ids = r.read_rows<std::int64_t>(id, ip, H5T_NATIVE_INT64, j, is);
+    const auto species = r.read_rows<std::int32_t>(sd, sp, H5T_NATIVE_INT32, j, ss);
+    const auto pos = r.read_rows<double>(pd, pp, H5T_NATIVE_DOUBLE, j, ps);
+    const auto vel = r.read_rows<double>(vd, vp, H5T_NATIVE_DOUBLE, j, vs);
+    const std::size_t D = std::size_t(dims);
+    bool padding = false;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const std::string at = " (frame " + std::to_string(j) + ", row " + std::to_string(i) + ")";
+      if (ids[i] == -1) {
+        padding = true;
+        continue;
+      }
+      if (padding) r.fail(ip, "live row after an id = -1 fill row" + at);
+      if (ids[i] < 0 || ids[i] > std::int64_t(std::numeric_limits<std::uint32_t>::max()))
+        r.fail(ip, "id " + std::to_string(ids[i]) + " out of range" + at);
+      if (i > 0 && ids[i] <= ids[i - 1]) r.fail(ip, "ids not strictly increasing" + at);
+      if (species[i] != k)
+        r.fail(sp, "species " + std::to_string(species[i]) + " in the group of kind " +
+                       std::to_string(k) + at);
+      Row row{std::uint32_t(ids[i]), std::uint8_t(k), {0, 0, 0}, {0, 0, 0}};
+      for (std::size_t c = 0; c < D; ++c) {
+        row.p[c] = pos[i * D + c];
+        row.v[c] = vel[i * D + c];
+        if (!std::isfinite(row.p[c])) r.fail(pp, "non-finite value" + at);
+        if (!std::isfinite(row.v[c])) r.fail(vp, "non-finite value" + at);
+      }
+      rows.push_back(row);
+    }
+  }
+  if (dims == 0) r.fail("/particles", "missing (no particle group)");
+  out.dims = dims;
+  out.precision = real_bytes == 8 ? Precision::f64 : Precision::f32;
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.id < b.id; });
+  State& s = out.state;
+  const std::size_t n = rows.size();
+  s.id.resize(n);
+  s.kind.resize(n);
+  std::vector<double>* comps[6] = {&s.x, &s.y, &s.z, &s.vx, &s.vy, &s.vz};
+  for (int c = 0; c < 6; ++c)
+    if (c % 3 < dims) comps[c]->resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i > 0 && rows[i].id == rows[i - 1].id)
+      r.fail("/particles", "id " + std::to_string(rows[i].id) + " appears in two kinds");
+    if (rows[i].id >= out.next_id)
+      r.fail("/parameters/next_id/value", "id " + std::to_string(rows[i].id) +
+                                              " is not below next_id " +
+                                              std::to_string(out.next_id));
+    s.id[i] = rows[i].id;
+    s.kind[i] = rows[i].kind;
+    for (int c = 0; c < dims; ++c) {
+      (*comps[c])[i] = rows[i].p[c];
+      (*comps[3 + c])[i] = rows[i].v[c];
+    }
+  }
+  return out;
+}
+
+World world_from_frame(const WorldDef& def, const RecordedFrame& f, const std::string& path) {
+  if (def.dims != f.dims)
+    throw Error(path + ": the recording is " + std::to_string(f.dims) +
+                "D, the scenario's world.dims is " + std::to_string(def.dims));
+  if (def.precision != f.precision)
+    throw Error(path + ": the recording holds " + (f.precision == Precision::f64 ? "f64" : "f32") +
+                " values, the scenario's engine.precision differs");
+  World w = World::create(def);
+  try {
+    w.engine().restore(f.state, f.step, f.next_id);
+  } catch (const Error& e) {
+    throw Error(path + ": frame " + std::to_string(f.frame) + ": " + e.what());
+  }
+  return w;
+}
+
+}  // namespace boids::h5md
