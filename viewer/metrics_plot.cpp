@@ -17,7 +17,7 @@ void MetricsPlot::push(const MetricsSample& s) {
 void MetricsPlot::draw_panel() {
   if (samples_.empty()) {
     ImGui::TextWrapped(
-        "No metrics yet (they are computed for flocks up to 2,000,000 boids, once per "
+        "No metrics yet (they are computed for flocks up to 200,000 boids, once per "
         "published state).");
     return;
   }

@@ -206,7 +206,7 @@ DebugInfo SimRunner::explain(std::size_t i) const {
   return info;
 }
 
-constexpr std::size_t kMaxMetricsCount = 2'000'000;
+constexpr std::size_t kMaxMetricsCount = 200'000;
 
 // Copies the world's state into the back frame, then swaps it with the ready one. Called
 // only on the simulation thread (and once by the constructor before the thread starts).

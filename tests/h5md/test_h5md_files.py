@@ -333,3 +333,20 @@ def test_interrupted_run_leaves_a_readable_file(work):
     run("--init", rec, "--steps", "0", "--out", out)
     ids, _ = read_csv(out)
     assert len(ids) == 20000
+
+
+def test_metrics_rows_are_observables(work):
+    h5, met = os.path.join(work, "obs.h5"), os.path.join(work, "m.csv")
+    run("--steps", "12", "--record", h5, "--every", "4", "--metrics", met, "--metrics-every",
+        "4", *SMALL)
+    rows = np.genfromtxt(met, delimiter=",", names=True)
+    with h5py.File(h5, "r") as f:
+        obs = f["observables"]
+        for name in ("polarization", "milling", "mean_speed", "mean_nnd", "mean_neighbours",
+                     "clusters", "largest_cluster"):
+            np.testing.assert_array_equal(obs[name]["step"][()], rows["step"])
+            np.testing.assert_allclose(obs[name]["time"][()], rows["time"], rtol=1e-8)
+            # The CSV holds %.9g or more: equal to that precision, not rounded away.
+            np.testing.assert_allclose(obs[name]["value"][()], rows[name], rtol=1e-8, atol=0)
+        # One observable row per particle frame when the two intervals agree.
+        assert len(obs["polarization/step"]) == len(f["particles/boids/position/step"])
