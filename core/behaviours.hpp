@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/model.hpp"
+#include "core/profile_vicsek.hpp"
 #include "core/rng.hpp"
 
 namespace boids {
@@ -515,6 +516,11 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
   if (kind == 0 && w.profile == Profile::abm) {
     abm_update<Real, D>(m, kp, sums, p, v, p_out, v_out, rec);
     if (w.obstacles) push_out<Real, D>(m, p_out, v_out);
+    return;
+  }
+  // rules.noise and the vicsek profile (core/profile_vicsek.hpp).
+  if (kind == 0 && (w.profile == Profile::vicsek || kp.noise > 0)) {
+    noise::noisy_finish<Real, D>(m, ctx, kp, id, sums, p, v, p_out, v_out);
     return;
   }
 

@@ -26,6 +26,7 @@ struct KindParams {
   Real max_speed, min_speed, max_force;
   bool sep_linear;     // separation sums -d instead of -d/|d|^2 (the abm profile)
   bool track_nearest;  // FlockSums tracks the closest neighbour (closest_separation)
+  double noise;        // rules.noise as a full width in radians (core/profile_vicsek.hpp)
   BehaviourParams<Real> beh;
 };
 
@@ -61,6 +62,7 @@ struct ModelParams {
       p.max_force = Real(mo.max_force);
       p.sep_linear = k == 0 && d.profile == Profile::abm;
       p.track_nearest = d.kinds[k].behaviour.closest_separation != 0;
+      p.noise = k == 0 ? r.noise * 3.14159265358979323846 / 180.0 : 0.0;
       p.beh = behaviour_params<Real>(d.kinds[k], d.dt);
     }
     m.beh = world_behaviour<Real>(d);
@@ -68,6 +70,8 @@ struct ModelParams {
     // on by being present (prepare_behaviours), so a plain flock keeps the plain path.
     m.beh.any_kind_active = m.kind[0].beh.active;
     if (d.profile == Profile::abm) m.beh.any_kind_active = true;
+    // Noise and the vicsek profile finish in core/profile_vicsek.hpp, on the behaviour path.
+    if (d.profile == Profile::vicsek || d.kinds[0].rules.noise > 0) m.beh.any_kind_active = true;
     return m;
   }
 };

@@ -32,6 +32,7 @@ inline constexpr double random_unit(std::uint64_t seed, std::uint64_t id, std::u
 enum RngStream : std::uint64_t {
   kStreamInit = 1,
   kStreamWander = 2,
+  kStreamNoise = 3,  // rules.noise (core/profile_vicsek.hpp)
 };
 
 }  // namespace boids

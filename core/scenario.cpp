@@ -322,8 +322,9 @@ std::vector<Field> schema(WorldDef& d) {
   f.push_back(
       choice("world.boundary", &d.boundary,
              {{"wrap", Boundary::wrap}, {"reflect", Boundary::reflect}, {"open", Boundary::open}}));
-  f.push_back(choice("world.profile", &d.profile,
-                     {{"standard", Profile::standard}, {"abm", Profile::abm}}));
+  f.push_back(choice(
+      "world.profile", &d.profile,
+      {{"standard", Profile::standard}, {"abm", Profile::abm}, {"vicsek", Profile::vicsek}}));
   f.push_back(integer("boids.count", &d.count, 0, std::numeric_limits<std::int32_t>::max()));
   f.push_back(integer("boids.seed", &d.seed, 0, std::numeric_limits<std::int64_t>::max()));
   f.push_back(
@@ -339,6 +340,7 @@ std::vector<Field> schema(WorldDef& d) {
     f.push_back(number(p + "rules.separation", &r.separation));
     f.push_back(number(p + "rules.alignment", &r.alignment));
     f.push_back(number(p + "rules.cohesion", &r.cohesion));
+    if (k == 0) f.push_back(number("rules.noise", &r.noise));
     if (k == 0) f.push_back(number("motion.dt", &d.dt));
     f.push_back(number(p + "motion.max_speed", &m.max_speed));
     f.push_back(number(p + "motion.min_speed", &m.min_speed));

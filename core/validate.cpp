@@ -3,6 +3,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/behaviour_params.hpp"
+
 namespace boids {
 
 std::string kind_prefix(int kind) {
@@ -118,8 +120,8 @@ std::optional<FieldError> check_behaviour_world(const WorldDef& d) {
     return bad("predators.count", "predators.count + leaders.count (" +
                                       num(double(d.predators) + d.leaders) +
                                       ") must be <= boids.count (" + num(d.count) + ")");
-  if (d.profile != Profile::standard && d.profile != Profile::abm)
-    return bad("world.profile", "must be \"standard\" or \"abm\"");
+  if (d.profile != Profile::standard && d.profile != Profile::abm && d.profile != Profile::vicsek)
+    return bad("world.profile", "must be \"standard\", \"abm\" or \"vicsek\"");
   if (d.profile == Profile::abm) {
     const MotionDef& m = d.kinds[0].motion;
     if (m.min_speed != m.max_speed)
@@ -205,6 +207,15 @@ std::optional<FieldError> check_def(const WorldDef& d) {
                                                     "), got " + num(r.separation_radius));
     if (!std::isfinite(r.view_angle) || r.view_angle <= 0 || r.view_angle > 360)
       return bad(p + "rules.view_angle", "must be in (0, 360] degrees, got " + num(r.view_angle));
+    if (k == 0 && (!std::isfinite(r.noise) || r.noise < 0 || r.noise > 360))
+      return bad("rules.noise", "must be in [0, 360] degrees, got " + num(r.noise));
+    if (k == 0 && r.noise > 0 && d.profile != Profile::vicsek &&
+        (d.profile == Profile::abm || d.predators > 0 || d.leaders > 0 || !d.spheres.empty() ||
+         !d.boxes.empty() || behaviour_params<double>(d.kinds[0], d.dt).active))
+      return bad("rules.noise",
+                 "works with the plain standard model or the vicsek profile; "
+                 "not yet with steering behaviours, vehicles, predators, "
+                 "leaders, obstacles or the abm profile");
     if (!(m.max_speed > 0))
       return bad(p + "motion.max_speed", "must be > 0, got " + num(m.max_speed));
     if (m.min_speed > m.max_speed)

@@ -40,6 +40,9 @@ struct RuleDef {
   double separation = 1.5;         ///< weight of the separation term (1/u -> force)
   double alignment = 1.0;          ///< weight of the alignment term (u/s -> force)
   double cohesion = 0.2;           ///< weight of the cohesion term (u -> force)
+  /// Angular noise (deg, 0..360), kind 0 only: the standard and vicsek profiles turn the new
+  /// heading by a uniform random angle of this full width (docs/profiles.md); 0 = none.
+  double noise = 0.0;
 };
 
 /// Motion limits of one kind of agent.
@@ -143,7 +146,8 @@ inline KindDef leader_kind_def() {
 
 /// Named rule sets: `standard` is the model of docs/model.md; `abm` is the flocking model of
 /// the ABM framework comparison (Agents.jl, MASON, NetLogo, Mesa), see docs/behaviours.md.
-enum class Profile : std::uint8_t { standard, abm };
+/// `vicsek` is the Vicsek et al. (1995) model (docs/profiles.md).
+enum class Profile : std::uint8_t { standard, abm, vicsek };
 
 /// A static sphere (circle in 2D) obstacle; `center` has world.dims numbers.
 struct SphereObstacle {
