@@ -250,10 +250,12 @@ TEST_CASE("cluster: pair counts, and the SIMD kernel's neighbour count is exact"
 TEST_CASE("cluster: rules it does not cover run the row path's generic kernel", "[cluster]") {
   for (int variant = 0; variant < 2; ++variant) {
     WorldDef d = def_for(2, Boundary::wrap, 100, 400, Precision::f64);
-    if (variant == 0)
+    if (variant == 0) {
       d.profile = Profile::abm;
-    else
+      d.kinds[0].motion.min_speed = d.kinds[0].motion.max_speed;
+    } else {
       d.kinds[0].behaviour.closest_separation = 1;
+    }
     const State init = random_state(2, 400, 0.0, 99.0, 3);
     d.engine = EngineKind::cluster;
     World w = World::create(d);
