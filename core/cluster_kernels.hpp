@@ -19,13 +19,15 @@
 // added). The candidate groups of cell x are then the contiguous group range of columns
 // x - reach .. x + reach.
 //
-// Per boid i (an "i-cluster" of one boid, the others of its group follow with the same groups
-// hot in L1):
-//   1. prune: a SIMD point-to-box test of p_i against every candidate group's box keeps the
-//      groups whose box is closer than r. The test is conservative in floating point (box
-//      distance <= pair distance per axis by the monotonicity of correct rounding), so no
-//      neighbour is ever lost; in min-image mode (an axis collapsed to one cell) every group
-//      is kept.
+// Per i-group (the boid's own group, an nbnxm "i-cluster"), then per boid i:
+//   1. prune, in two levels. Level 1, once per i-group: a SIMD box-to-box test against every
+//      candidate group keeps those closer than r (the cluster-pair list, built on the fly and
+//      never stored). Level 2, per boid: a SIMD point-to-box test of p_i against that list
+//      keeps the groups whose box is closer than r to p_i. Both are conservative in floating
+//      point (box gap <= point gap <= pair distance per axis, by the monotonicity of correct
+//      rounding), so no neighbour is lost, and level 1 never drops a group level 2 would keep:
+//      the kept set is level 2's alone. In min-image mode (an axis collapsed to one cell)
+//      every group is kept.
 //   2. stream: the kept groups, in candidate order, t = 0, 1, 2, ..., fill fixed VIRTUAL
 //      LANES: group t goes to lanes kGroup * (t mod G) ... + kGroup - 1 of batch t div G, with
 //      G = kLanes / kGroup groups per batch (4 for float, 2 for double). Each lane sums in batch

@@ -158,41 +158,101 @@ struct ClusterKernel {
     acc = a;
   }
 
-  // Keeps the groups [g0, g1) whose box is closer than r to p (all in min-image mode), in
-  // order, into keep; returns their number. `own` (the boid's group) is always kept; its
-  // position in keep goes to own_at.
-  static std::uint32_t prune(const GridView<Real>& g, const Buf& b, const Real* p, std::uint32_t g0,
-                             std::uint32_t g1, std::uint32_t own, std::uint32_t* keep,
-                             std::uint32_t& own_at) {
-    std::uint32_t n = 0;
-    if constexpr (WM == WrapMode::min_image) {
-      for (std::uint32_t k = g0; k < g1; ++k) keep[n++] = k;
-      own_at = own - g0;
-      return n;
-    } else {
-      B mp[D];
-      for (int c = 0; c < D; ++c) mp[c] = P::splat(p[c]);
-      const B r2 = P::splat(g.kp.radius2), zero = P::splat(Real(0));
-      for (std::uint32_t k = g0; k < g1; k += W) {
-        B d2 = zero;
-        for (int c = 0; c < D; ++c) {
-          const B lo = P::loadu(b.lo[c] + k) - mp[c];
-          const B hi = mp[c] - P::loadu(b.hi[c] + k);
-          const B e = P::max(P::max(lo, hi), zero);
-          d2 = d2 + e * e;
-        }
-        M m = d2 < r2;
-        if (g1 - k < std::uint32_t(W)) m = P::and_(m, P::lane_lt(int(g1 - k)));
-        std::uint64_t bits = P::bits(m);
-        while (bits) {
-          const int l = __builtin_ctzll(bits);
-          bits &= bits - 1;
-          if (k + std::uint32_t(l) == own) own_at = n;
-          keep[n++] = k + std::uint32_t(l);
-        }
+  // Lane indices of the set bits of a byte, for the branch-free compress below.
+  struct CompressTable {
+    std::uint8_t at[256][8];
+    constexpr CompressTable() : at{} {
+      for (int m = 0; m < 256; ++m) {
+        int n = 0;
+        for (int l = 0; l < 8; ++l)
+          if (m >> l & 1) at[m][n++] = std::uint8_t(l);
       }
-      return n;
     }
+  };
+  static constexpr CompressTable kCompress{};
+
+  // Appends base + l for every set bit l of `bits` (W bits) to out; returns the count. Writes
+  // up to 8 entries past the count (the buffers have that slack).
+  static inline std::uint32_t compress(std::uint64_t bits, std::uint32_t base, std::uint32_t* out) {
+    std::uint32_t n = 0;
+    for (int byte = 0; byte < (W + 7) / 8; ++byte) {
+      const unsigned m = unsigned(bits >> (8 * byte)) & 0xFFu;
+      for (int l = 0; l < 8; ++l) out[n + std::uint32_t(l)] = base + 8u * byte + kCompress.at[m][l];
+      n += std::uint32_t(__builtin_popcount(m));
+    }
+    return n;
+  }
+
+  // Level 1, once per i-group: the candidate groups [g0, g1) whose box is closer than r to the
+  // i-group's box (lo_i, hi_i), in order, into list, with their boxes copied into the compact
+  // arrays clo / chi (padded to a multiple of W with boxes that never pass). Level 2 then tests
+  // each boid of the i-group against this shorter list. A box-box gap is never larger than the
+  // gap of a point of the i-box to the j-box (monotone rounding), so level 1 only drops groups
+  // level 2 would drop too: the kept set, and thus the bits, are level 2's alone.
+  static std::uint32_t prefilter(const GridView<Real>& g, const Buf& b, std::uint32_t og,
+                                 std::uint32_t g0, std::uint32_t g1, std::uint32_t* list,
+                                 Real* const* clo, Real* const* chi) {
+    B lo_i[D], hi_i[D];
+    for (int c = 0; c < D; ++c) {
+      lo_i[c] = P::splat(b.lo[c][og]);
+      hi_i[c] = P::splat(b.hi[c][og]);
+    }
+    const B r2 = P::splat(g.kp.radius2), zero = P::splat(Real(0));
+    std::uint32_t n = 0;
+    for (std::uint32_t k = g0; k < g1; k += W) {
+      B d2 = zero;
+      for (int c = 0; c < D; ++c) {
+        const B a = P::loadu(b.lo[c] + k) - hi_i[c];
+        const B e = lo_i[c] - P::loadu(b.hi[c] + k);
+        const B m = P::max(P::max(a, e), zero);
+        d2 = d2 + m * m;
+      }
+      M m = d2 < r2;
+      if (g1 - k < std::uint32_t(W)) m = P::and_(m, P::lane_lt(int(g1 - k)));
+      n += compress(P::bits(m), k, list + n);
+    }
+    const Real inf = std::numeric_limits<Real>::infinity();
+    for (int c = 0; c < D; ++c) {
+      for (std::uint32_t t = 0; t < n; ++t) {
+        clo[c][t] = b.lo[c][list[t]];
+        chi[c][t] = b.hi[c][list[t]];
+      }
+      for (std::uint32_t t = n; t < n + std::uint32_t(W); ++t) {
+        clo[c][t] = inf;
+        chi[c][t] = -inf;
+      }
+    }
+    return n;
+  }
+
+  // Level 2, per boid: the groups of list[0, n) whose box is closer than r to p, in order, into
+  // keep; returns their number. The boid's own group, list[pown], is always kept (p is inside
+  // its box); its position in keep goes to own_at.
+  static std::uint32_t prune(const GridView<Real>& g, const Real* p, const std::uint32_t* list,
+                             std::uint32_t n, Real* const* clo, Real* const* chi,
+                             std::uint32_t pown, std::uint32_t* idx, std::uint32_t* keep,
+                             std::uint32_t& own_at) {
+    B mp[D];
+    for (int c = 0; c < D; ++c) mp[c] = P::splat(p[c]);
+    const B r2 = P::splat(g.kp.radius2), zero = P::splat(Real(0));
+    std::uint32_t nk = 0;
+    for (std::uint32_t k = 0; k < n; k += W) {
+      B d2 = zero;
+      for (int c = 0; c < D; ++c) {
+        const B lo = P::loadu(clo[c] + k) - mp[c];
+        const B hi = mp[c] - P::loadu(chi[c] + k);
+        const B e = P::max(P::max(lo, hi), zero);
+        d2 = d2 + e * e;
+      }
+      // The padding boxes (+inf, -inf) never pass, so no tail mask is needed.
+      const std::uint64_t bits = P::bits(d2 < r2);
+      if (pown - k < std::uint32_t(W))
+        own_at =
+            nk + std::uint32_t(__builtin_popcountll(bits & ((std::uint64_t(1) << (pown - k)) - 1)));
+      nk += compress(bits, k, idx + nk);
+    }
+    for (std::uint32_t t = 0; t < nk; ++t) keep[t] = list[idx[t]];
+    return nk;
   }
 
   // One stencil row of the sweep (as in kernels_impl.hpp).
@@ -254,8 +314,10 @@ struct ClusterKernel {
     // Slots: groups + the dummy, with V slack; boxes: groups + W slack for the box test.
     const std::size_t sstride = (groups + 1) * kGroup + V;
     const std::size_t bstride = groups + V;
-    grow_scratch(scratch, 2 * D * sstride + 2 * D * bstride,
-                 2 * std::size_t(ncol) + 1 + groups + G + 1);
+    // Compact boxes of one i-group's list: at most `groups` + W padding.
+    const std::size_t cstride = groups + V;
+    grow_scratch(scratch, 2 * D * sstride + 2 * D * bstride + 2 * D * cstride,
+                 2 * std::size_t(ncol) + 1 + 3 * (groups + V));
     Buf b;
     Real* base = scratch.buf.data();
     for (int c = 0; c < D; ++c) {
@@ -265,9 +327,17 @@ struct ClusterKernel {
       b.hi[c] = base + 2 * D * sstride + std::size_t(D + c) * bstride;
     }
     b.dummy = std::uint32_t(groups);
+    Real* clo[D];
+    Real* chi[D];
+    for (int c = 0; c < D; ++c) {
+      clo[c] = base + 2 * D * (sstride + bstride) + std::size_t(c) * cstride;
+      chi[c] = base + 2 * D * (sstride + bstride) + std::size_t(D + c) * cstride;
+    }
     std::uint32_t* col_group = scratch.idx.data();    // ncol + 1
     std::uint32_t* own_group = col_group + ncol + 1;  // ncol
-    std::uint32_t* keep = own_group + ncol;           // groups + G
+    std::uint32_t* list = own_group + ncol;           // groups + V: level 1
+    std::uint32_t* idx = list + groups + V;           // groups + V: level 2, in list
+    std::uint32_t* keep = idx + groups + V;           // groups + V: level 2, groups
     const Real inf = std::numeric_limits<Real>::infinity();
     std::uint32_t k = 0;  // groups so far
     for (int cx = 0; cx < ncol; ++cx) {
@@ -324,9 +394,18 @@ struct ClusterKernel {
       const std::uint32_t first = g.cell_start[cell], last = g.cell_start[cell + 1];
       const std::uint32_t g0 = col_group[x], g1 = col_group[x + 2 * rx + 1];
       const std::uint32_t own0 = own_group[x + rx];
+      std::uint32_t nlist = 0, pown = 0, list_of = ~0u;
       for (std::uint32_t i = first; i < last; ++i) {
         const std::uint32_t q = i - first;
         const std::uint32_t og = own0 + q / kGroup;
+        if constexpr (WM != WrapMode::min_image) {
+          if (og != list_of) {  // a new i-group: its level-1 list
+            list_of = og;
+            nlist = prefilter(g, b, og, g0, g1, list, clo, chi);
+            pown = 0;
+            while (pown + 1 < nlist && list[pown] != og) ++pown;
+          }
+        }
         const std::size_t slot = std::size_t(og) * kGroup + q % kGroup;
         Real pi[D], vi[D];
         Real vi2 = 0;
@@ -336,8 +415,15 @@ struct ClusterKernel {
           vi2 += vi[c] * vi[c];
         }
         const Real vi_len = std::sqrt(vi2);
-        std::uint32_t own_at = 0;
-        std::uint32_t nk = prune(g, b, pi, g0, g1, og, keep, own_at);
+        std::uint32_t own_at = 0, nk = 0;
+        if constexpr (WM == WrapMode::min_image) {
+          // Boxes mean nothing under the per-pair minimum image: keep every group.
+          for (std::uint32_t gk = g0; gk < g1; ++gk) keep[nk++] = gk;
+          own_at = og - g0;
+          (void)nlist, (void)pown, (void)list_of, (void)idx, (void)clo, (void)chi;
+        } else {
+          nk = prune(g, pi, list, nlist, clo, chi, pown, idx, keep, own_at);
+        }
         while (nk % G) keep[nk++] = b.dummy;
         typename Rule::Acc a;
         Rule::zero(a);
