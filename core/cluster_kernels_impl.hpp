@@ -86,7 +86,9 @@ struct ClusterKernel {
   static_assert(U * W == V, "pack width must divide the virtual lane count");
 
   // The row buffer: groups of kGroup slots (positions with the image shift, velocities) and
-  // their boxes, in column order; group `dummy` (the last) is all padding.
+  // their boxes, in column order; group `dummy` (the last) is all padding. A group's slots are
+  // one block of GS values (x[4] y[4] z[4] vx[4] vy[4] vz[4] in 3D), so one pointer per group
+  // serves every component: p[c] and v[c] point at group 0's component, group k is + k * GS.
   struct Buf {
     Real* p[D];
     Real* v[D];
@@ -96,14 +98,15 @@ struct ClusterKernel {
   };
 
   // Lanes [u * W, u * W + W) of a batch whose groups are keep[0 .. G).
+  static constexpr std::size_t GS = 2 * D * kGroup;
   static inline B lanes(const Real* a, const std::uint32_t* keep, int u) {
     const int l0 = u * W;
     if constexpr (W >= kGroup) {
       const Real* q[W / kGroup];
-      for (int k = 0; k < W / kGroup; ++k) q[k] = a + std::size_t(keep[l0 / kGroup + k]) * kGroup;
+      for (int k = 0; k < W / kGroup; ++k) q[k] = a + std::size_t(keep[l0 / kGroup + k]) * GS;
       return P::load_quads(q);
     } else {
-      return P::loadu(a + std::size_t(keep[l0 / kGroup]) * kGroup + l0 % kGroup);
+      return P::loadu(a + std::size_t(keep[l0 / kGroup]) * GS + l0 % kGroup);
     }
   }
 
@@ -312,26 +315,26 @@ struct ClusterKernel {
       for (int r = 0; r < nr; ++r) groups += (cell_len(rows[r], x) + kGroup - 1) / kGroup;
     }
     // Slots: groups + the dummy, with V slack; boxes: groups + W slack for the box test.
-    const std::size_t sstride = (groups + 1) * kGroup + V;
+    const std::size_t sstride = (groups + 1) * GS + V;  // the group blocks, the dummy's too
     const std::size_t bstride = groups + V;
     // Compact boxes of one i-group's list: at most `groups` + W padding.
     const std::size_t cstride = groups + V;
-    grow_scratch(scratch, 2 * D * sstride + 2 * D * bstride + 2 * D * cstride,
+    grow_scratch(scratch, sstride + 2 * D * bstride + 2 * D * cstride,
                  2 * std::size_t(ncol) + 1 + 3 * (groups + V));
     Buf b;
     Real* base = scratch.buf.data();
     for (int c = 0; c < D; ++c) {
-      b.p[c] = base + std::size_t(c) * sstride;
-      b.v[c] = base + std::size_t(D + c) * sstride;
-      b.lo[c] = base + 2 * D * sstride + std::size_t(c) * bstride;
-      b.hi[c] = base + 2 * D * sstride + std::size_t(D + c) * bstride;
+      b.p[c] = base + std::size_t(c) * kGroup;
+      b.v[c] = base + std::size_t(D + c) * kGroup;
+      b.lo[c] = base + sstride + std::size_t(c) * bstride;
+      b.hi[c] = base + sstride + std::size_t(D + c) * bstride;
     }
     b.dummy = std::uint32_t(groups);
     Real* clo[D];
     Real* chi[D];
     for (int c = 0; c < D; ++c) {
-      clo[c] = base + 2 * D * (sstride + bstride) + std::size_t(c) * cstride;
-      chi[c] = base + 2 * D * (sstride + bstride) + std::size_t(D + c) * cstride;
+      clo[c] = base + sstride + 2 * D * bstride + std::size_t(c) * cstride;
+      chi[c] = base + sstride + 2 * D * bstride + std::size_t(D + c) * cstride;
     }
     std::uint32_t* col_group = scratch.idx.data();    // ncol + 1
     std::uint32_t* own_group = col_group + ncol + 1;  // ncol
@@ -354,8 +357,8 @@ struct ClusterKernel {
         for (std::uint32_t j0 = 0; j0 < len; j0 += kGroup, ++k) {
           const std::uint32_t m = std::min<std::uint32_t>(kGroup, len - j0);
           for (int c = 0; c < D; ++c) {
-            Real* dp = b.p[c] + std::size_t(k) * kGroup;
-            Real* dv = b.v[c] + std::size_t(k) * kGroup;
+            Real* dp = b.p[c] + std::size_t(k) * GS;
+            Real* dv = b.v[c] + std::size_t(k) * GS;
             const Real* sp = g.p[c] + first + j0;
             const Real* sv = g.v[c] + first + j0;
             Real lo = inf, hi = -inf;
@@ -380,8 +383,8 @@ struct ClusterKernel {
     col_group[ncol] = k;
     for (int c = 0; c < D; ++c) {
       for (std::size_t l = 0; l < kGroup; ++l) {
-        b.p[c][std::size_t(k) * kGroup + l] = inf;
-        b.v[c][std::size_t(k) * kGroup + l] = 0;
+        b.p[c][std::size_t(k) * GS + l] = inf;
+        b.v[c][std::size_t(k) * GS + l] = 0;
       }
       for (std::size_t j = k; j < bstride; ++j) {
         b.lo[c][j] = inf;
@@ -406,7 +409,7 @@ struct ClusterKernel {
             while (pown + 1 < nlist && list[pown] != og) ++pown;
           }
         }
-        const std::size_t slot = std::size_t(og) * kGroup + q % kGroup;
+        const std::size_t slot = std::size_t(og) * GS + q % kGroup;
         Real pi[D], vi[D];
         Real vi2 = 0;
         for (int c = 0; c < D; ++c) {
