@@ -9,6 +9,7 @@
 
 #include "core/engine.hpp"
 #include "core/kernels.hpp"
+#include "core/scenario.hpp"
 #include "parallel/grid_engine.hpp"
 #include "test_support.hpp"
 
@@ -265,5 +266,20 @@ TEST_CASE("cluster: rules it does not cover run the row path's generic kernel", 
     w.step(1);
     d.engine = EngineKind::naive;
     CHECK(max_diff(test::step_once(d, init), w.state(), 2, d.boundary, d.size) / d.size < 1e-5);
+  }
+}
+
+TEST_CASE("cluster: engine.kind names, and the round trip through scenario TOML", "[cluster]") {
+  const std::string base = std::string(default_scenario_text());
+  CHECK(parse_scenario(base, "s.toml", {"engine.kind=\"cluster\""}).engine == EngineKind::cluster);
+  CHECK(parse_scenario(base, "s.toml", {"engine.kind=\"grid-rows\""}).engine == EngineKind::grid);
+  CHECK(parse_scenario(base, "s.toml", {"engine.kind=\"grid\""}).engine == EngineKind::grid);
+  WorldDef d = parse_scenario(base, "s.toml", {"engine.kind=\"cluster\""});
+  CHECK(parse_scenario(scenario_to_toml(d), "again.toml").engine == EngineKind::cluster);
+  try {
+    parse_scenario(base, "s.toml", {"engine.kind=\"clusters\""});
+    FAIL("an unknown engine name was accepted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("\"cluster\"") != std::string::npos);
   }
 }
