@@ -28,13 +28,16 @@ namespace boids::bench {
 // ---------------------------------------------------------------------------------------------
 // Sweep
 
-/// The three engines the bench compares. Grid scalar and grid SIMD are the same engine with
-/// WorldDef::simd false or true.
-enum class Variant : std::uint8_t { naive, grid_scalar, grid_simd };
+/// The engines the bench compares. Grid scalar and grid SIMD are the same engine with
+/// WorldDef::simd false or true; cluster and cluster-scalar are engine.kind = "cluster"
+/// (the cluster-pair kernels) with SIMD on or off.
+enum class Variant : std::uint8_t { naive, grid_scalar, grid_simd, cluster_scalar, cluster_simd };
 
-const char* variant_name(Variant v);                       ///< "naive", "grid-scalar", "grid-simd"
-std::optional<Variant> parse_variant(std::string_view s);  ///< also accepts "grid" = grid-simd
-const char* precision_name(Precision p);                   ///< "float" or "double"
+/// "naive", "grid-scalar", "grid-simd", "cluster-scalar", "cluster"
+const char* variant_name(Variant v);
+/// Also accepts "grid" and "grid-rows" = grid-simd, "cluster-simd" = cluster.
+std::optional<Variant> parse_variant(std::string_view s);
+const char* precision_name(Precision p);  ///< "float" or "double"
 
 /// One measured point.
 struct Config {
@@ -164,6 +167,13 @@ struct Result {
   /// 0 when the kernel was not timed.
   double kernel_candidates_per_s() const;
   double neighbours_per_s() const;
+  /// Useful pair interactions (neighbours) per second per thread of the run: the issue-13
+  /// figure of merit (neighbours_per_s / threads).
+  double useful_per_s_per_core() const;
+  /// Fraction of the computed (candidate) pairs that were useful: neighbours / candidates.
+  double useful_fraction() const;
+  /// Peak RSS of the configuration per boid (0 when unknown).
+  double rss_bytes_per_boid() const;
   double memory_bytes() const { return bytes_per_boid * config.count; }
 };
 

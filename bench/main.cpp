@@ -68,7 +68,9 @@ int main(int argc, char** argv) {
                  "quick (< 2 min on 2 cores), demo (naive vs grid, ~1 min), full (whole "
                  "matrix), tiny (smoke test)")
       ->capture_default_str();
-  app.add_option("--engines", engines, "Comma list of naive, grid-scalar, grid-simd (grid)");
+  app.add_option(
+      "--engines", engines,
+      "Comma list of naive, grid-scalar, grid-simd (grid, grid-rows), cluster, cluster-scalar");
   app.add_option("--counts", counts,
                  "Boid counts: 1000,1e4,100k,1M or a log range LO:HI[:PER_DECADE]");
   app.add_option("--threads", threads, "Comma list of thread counts, 'all' = every core");

@@ -124,7 +124,8 @@ void write_csv(std::ostream& os, const std::vector<Result>& results) {
         "speedup_vs_naive_extrapolated,speedup_vs_1_thread,parallel_efficiency,bytes_per_boid,"
         "engine_memory_bytes,peak_rss_bytes,peak_rss_per_config,probe_isa,probe_pairs_per_s,"
         "probe_fraction,extrapolated_ms_per_step,world_size,setup_ms,note,kernel_ms_per_pass,"
-        "kernel_candidates_per_s,kernel_probe_fraction\n";
+        "kernel_candidates_per_s,kernel_probe_fraction,useful_per_s_per_core,useful_fraction,"
+        "peak_rss_bytes_per_boid\n";
   for (const Result& r : results) {
     const Config& c = r.config;
     const bool m = r.status == Status::measured;
@@ -151,7 +152,10 @@ void write_csv(std::ostream& os, const std::vector<Result>& results) {
        << (r.extrapolated_ms > 0 ? num(r.extrapolated_ms) : "") << ',' << num(r.world_size) << ','
        << (m ? num(r.setup_ms) : "") << ',' << csv_field(r.note) << ',' << knum(r.kernel_ms.median)
        << ',' << knum(r.kernel_candidates_per_s()) << ','
-       << (k && r.kernel_probe_fraction > 0 ? num(r.kernel_probe_fraction) : "") << '\n';
+       << (k && r.kernel_probe_fraction > 0 ? num(r.kernel_probe_fraction) : "") << ','
+       << mnum(r.useful_per_s_per_core()) << ','
+       << (r.useful_fraction() > 0 ? num(r.useful_fraction()) : "") << ','
+       << (r.rss_bytes_per_boid() > 0 ? num(r.rss_bytes_per_boid()) : "") << '\n';
   }
 }
 
@@ -225,6 +229,9 @@ void write_json(std::ostream& os, const std::vector<Result>& results, const Envi
         .raw("kernel_candidates_per_s", opt(r.kernel_candidates_per_s(), k))
         .raw("kernel_probe_fraction",
              opt(r.kernel_probe_fraction, k && r.kernel_probe_fraction > 0))
+        .raw("useful_per_s_per_core", opt(r.useful_per_s_per_core(), m))
+        .raw("useful_fraction", opt(r.useful_fraction(), r.useful_fraction() > 0))
+        .raw("peak_rss_bytes_per_boid", opt(r.rss_bytes_per_boid(), r.rss_bytes_per_boid() > 0))
         .raw("extrapolated_ms_per_step", opt(r.extrapolated_ms, r.extrapolated_ms > 0))
         .num("world_size", r.world_size)
         .raw("setup_ms", opt(r.setup_ms, m))
@@ -241,11 +248,12 @@ std::string format_table(const std::vector<Result>& results) {
     bool left;
   };
   const Col cols[] = {
-      {"engine", true},       {"isa", true},        {"D", false},           {"prec", true},
-      {"n", false},           {"thr", false},       {"ms/step", false},     {"+-IQR", false},
-      {"cpu ms", false},      {"boid-st/s", false}, {"cand/s", false},      {"nbr/s", false},
-      {"x naive", false},     {"x 1thr", false},    {"eff", false},         {"B/boid", false},
-      {"%probe step", false}, {"kern ms", false},   {"%probe kern", false}, {"note", true}};
+      {"engine", true},       {"isa", true},         {"D", false},           {"prec", true},
+      {"n", false},           {"thr", false},        {"ms/step", false},     {"+-IQR", false},
+      {"cpu ms", false},      {"boid-st/s", false},  {"cand/s", false},      {"nbr/s", false},
+      {"x naive", false},     {"x 1thr", false},     {"eff", false},         {"B/boid", false},
+      {"%probe step", false}, {"kern ms", false},    {"%probe kern", false}, {"nbr/s/core", false},
+      {"%useful", false},     {"RSS B/boid", false}, {"note", true}};
   constexpr std::size_t ncol = sizeof cols / sizeof cols[0];
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> notes;
@@ -292,11 +300,14 @@ std::string format_table(const std::vector<Result>& results) {
     if (r.probe_fraction > 0) row[16] = fmt("%.0f%%", 100 * r.probe_fraction);
     if (m && r.kernel_ms.n > 0) row[17] = ms_str(r.kernel_ms.median);
     if (r.kernel_probe_fraction > 0) row[18] = fmt("%.0f%%", 100 * r.kernel_probe_fraction);
+    if (m) row[19] = si(r.useful_per_s_per_core());
+    if (r.useful_fraction() > 0) row[20] = fmt("%.0f%%", 100 * r.useful_fraction());
+    if (r.rss_bytes_per_boid() > 0) row[21] = fmt("%.0f", r.rss_bytes_per_boid());
     if (!r.note.empty()) {
       std::size_t k = 0;
       while (k < notes.size() && notes[k] != r.note) ++k;
       if (k == notes.size()) notes.push_back(r.note);
-      row[19] = "[" + std::to_string(k + 1) + "]";
+      row[22] = "[" + std::to_string(k + 1) + "]";
     }
     for (auto& cell : row) {
       if (cell.empty()) cell = "-";

@@ -58,6 +58,15 @@ double Result::candidates_per_s() const {
 double Result::neighbours_per_s() const {
   return status == Status::measured ? per_second(double(neighbours), ms.median) : 0;
 }
+double Result::useful_per_s_per_core() const {
+  return neighbours_per_s() / double(config.threads > 0 ? config.threads : 1);
+}
+double Result::useful_fraction() const {
+  return status == Status::measured && candidates > 0 ? double(neighbours) / double(candidates) : 0;
+}
+double Result::rss_bytes_per_boid() const {
+  return peak_rss_bytes > 0 && config.count > 0 ? peak_rss_bytes / double(config.count) : 0;
+}
 double Result::kernel_candidates_per_s() const {
   return status == Status::measured ? per_second(double(candidates), kernel_ms.median) : 0;
 }

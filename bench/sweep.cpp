@@ -17,6 +17,10 @@ const char* variant_name(Variant v) {
       return "grid-scalar";
     case Variant::grid_simd:
       return "grid-simd";
+    case Variant::cluster_scalar:
+      return "cluster-scalar";
+    case Variant::cluster_simd:
+      return "cluster";
   }
   return "?";
 }
@@ -24,7 +28,9 @@ const char* variant_name(Variant v) {
 std::optional<Variant> parse_variant(std::string_view s) {
   if (s == "naive") return Variant::naive;
   if (s == "grid-scalar" || s == "scalar") return Variant::grid_scalar;
-  if (s == "grid-simd" || s == "grid" || s == "simd") return Variant::grid_simd;
+  if (s == "grid-simd" || s == "grid" || s == "grid-rows" || s == "simd") return Variant::grid_simd;
+  if (s == "cluster" || s == "cluster-simd") return Variant::cluster_simd;
+  if (s == "cluster-scalar") return Variant::cluster_scalar;
   return std::nullopt;
 }
 
@@ -252,8 +258,11 @@ WorldDef def_for(const WorldDef& base, const Config& c, std::string* note) {
   d.count = c.count;
   d.threads = c.threads;
   d.precision = c.precision;
-  d.engine = c.variant == Variant::naive ? EngineKind::naive : EngineKind::grid;
-  d.simd = c.variant == Variant::grid_simd;
+  d.engine = c.variant == Variant::naive ? EngineKind::naive
+             : (c.variant == Variant::cluster_simd || c.variant == Variant::cluster_scalar)
+                 ? EngineKind::cluster
+                 : EngineKind::grid;
+  d.simd = c.variant == Variant::grid_simd || c.variant == Variant::cluster_simd;
   const double rho = k / (ball_volume(c.dims, r.radius) * cone_fraction(c.dims, r.view_angle));
   d.size = std::pow(double(c.count) / rho, 1.0 / c.dims);
   const double min_size = 2.05 * r.radius;

@@ -38,7 +38,9 @@ struct RunOptions {
 };
 
 const char* engine_name(boids::EngineKind e) {
-  return e == boids::EngineKind::naive ? "naive" : "grid";
+  return e == boids::EngineKind::naive     ? "naive"
+         : e == boids::EngineKind::cluster ? "cluster"
+                                           : "grid";
 }
 
 // Fails early when `path` cannot be written, before any step runs.
@@ -177,8 +179,11 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--steps", o.steps, "Number of steps to run")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  run_cmd->add_option("--engine", o.engine, "Stepper: naive (O(n^2) reference) or grid (fast)")
-      ->check(CLI::IsMember({"naive", "grid"}));
+  run_cmd
+      ->add_option("--engine", o.engine,
+                   "Stepper: naive (O(n^2) reference), grid (fast; = grid-rows) or cluster "
+                   "(grid with cluster-pair kernels)")
+      ->check(CLI::IsMember({"naive", "grid", "grid-rows", "cluster"}));
   run_cmd->add_option("--threads", o.threads, "Worker threads; 0 = all cores, 1 = no workers")
       ->check(CLI::Range(0, 1024));
   run_cmd->add_option("--seed", o.seed, "Seed of the initial state (overrides boids.seed)")

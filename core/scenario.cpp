@@ -358,8 +358,11 @@ std::vector<Field> schema(WorldDef& d) {
   f.push_back(number("formation.attack_speed", &d.formation.attack_speed));
   f.push_back(spheres_field("obstacles.spheres", &d.spheres));
   f.push_back(boxes_field("obstacles.boxes", &d.boxes));
-  f.push_back(
-      choice("engine.kind", &d.engine, {{"grid", EngineKind::grid}, {"naive", EngineKind::naive}}));
+  f.push_back(choice("engine.kind", &d.engine,
+                     {{"grid", EngineKind::grid},
+                      {"grid-rows", EngineKind::grid},
+                      {"cluster", EngineKind::cluster},
+                      {"naive", EngineKind::naive}}));
   f.push_back(integer("engine.threads", &d.threads, 0, 1024));
   f.push_back(choice("engine.precision", &d.precision,
                      {{"float", Precision::f32}, {"double", Precision::f64}}));

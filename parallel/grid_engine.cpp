@@ -16,8 +16,10 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/cluster_kernels.hpp"
 #include "core/kernels.hpp"
 #include "parallel/cell_list.hpp"
+#include "parallel/cluster_grid.hpp"
 #include "parallel/threading.hpp"
 
 namespace boids {
@@ -34,7 +36,8 @@ class GridEngine final : public EngineT<Real> {
   explicit GridEngine(const WorldDef& def)
       : EngineT<Real>(def),
         ex_(std::make_unique<Executor>(def.threads, def.host_parallel_for, def.host_context)),
-        isa_(dispatched_isa(def.simd)) {
+        isa_(dispatched_isa(def.simd)),
+        cluster_(def.engine == EngineKind::cluster) {
     on_state_replaced();
   }
 
@@ -50,7 +53,8 @@ class GridEngine final : public EngineT<Real> {
   }
 
   std::string kernel_name() const override {
-    return simd_pair_rule(m_.kind[0]) ? isa_name(isa_) : "generic";
+    if (!simd_pair_rule(m_.kind[0])) return "generic";
+    return cluster_path() ? std::string("cluster-") + isa_name(isa_) : isa_name(isa_);
   }
 
   std::size_t bytes_per_boid() const override {
@@ -60,7 +64,7 @@ class GridEngine final : public EngineT<Real> {
       for (int c = 0; c < 3; ++c) b += (s.p[c].capacity() + s.v[c].capacity()) * sizeof(Real);
       return b;
     };
-    const std::size_t total = store(s_) + store(in_) + cells_.bytes() +
+    const std::size_t total = store(s_) + store(in_) + cells_.bytes() + order_.bytes() +
                               (rank_slot_.capacity() + tmp_rank_.capacity()) * 4;
     return (total + n - 1) / n;
   }
@@ -71,6 +75,25 @@ class GridEngine final : public EngineT<Real> {
     BoidStore<Real> in;
     std::vector<std::uint32_t> ranks(s_.n);
     cl.build(settings(), s_, slot_of_rank(), in, ranks.data(), *ex_);
+    PairCounts pc;
+    if (cluster_path()) {
+      ClusterOrder<Real> order;
+      order.apply(cl, in, ranks.data(), *ex_);
+      pc = cluster_count_pairs(cl.view(in, m_), *ex_);
+    } else {
+      pc = row_count_pairs(cl, in);
+    }
+    for (std::uint32_t i = cl.boid_end(); i < in.n; ++i) {
+      FlockSums<Real> s = m_.dims == 2 ? special_sums<2>(in, cl.boid_end(), i)
+                                       : special_sums<3>(in, cl.boid_end(), i);
+      pc.neighbours += std::uint64_t(s.k);
+      for (std::uint32_t j = cl.boid_end(); j < in.n; ++j)
+        pc.candidates += (j != i && in.kind[j] == in.kind[i]);
+    }
+    return pc;
+  }
+
+  PairCounts row_count_pairs(const CellList<Real>& cl, const BoidStore<Real>& in) const {
     const GridView<Real> g = cl.view(in, m_);
     // The model's own scalar pair rule (generic_cell_sums), not the SIMD kernel: an
     // independent count. Parallel over x-rows; integer sums per row, so any split is exact.
@@ -102,13 +125,6 @@ class GridEngine final : public EngineT<Real> {
       pc.candidates += pr.candidates;
       pc.neighbours += pr.neighbours;
     }
-    for (std::uint32_t i = cl.boid_end(); i < in.n; ++i) {
-      FlockSums<Real> s = m_.dims == 2 ? special_sums<2>(in, cl.boid_end(), i)
-                                       : special_sums<3>(in, cl.boid_end(), i);
-      pc.neighbours += std::uint64_t(s.k);
-      for (std::uint32_t j = cl.boid_end(); j < in.n; ++j)
-        pc.candidates += (j != i && in.kind[j] == in.kind[i]);
-    }
     return pc;
   }
 
@@ -117,6 +133,7 @@ class GridEngine final : public EngineT<Real> {
   void build_cells() {
     tmp_rank_.resize(s_.n);
     cells_.build(settings(), s_, slot_of_rank(), in_, tmp_rank_.data(), *ex_);
+    if (cluster_path()) order_.apply(cells_, in_, tmp_rank_.data(), *ex_);
   }
 
   std::uint64_t bench_kernel() {
@@ -169,6 +186,10 @@ class GridEngine final : public EngineT<Real> {
   }
 
  private:
+  // The cluster kernels (engine.kind = "cluster") cover the standard pair rule; other pair
+  // rules run the row path's generic kernel (kernel_name() says which ran).
+  bool cluster_path() const { return cluster_ && simd_pair_rule(m_.kind[0]); }
+
   GridSettings settings() const {
     GridSettings gs;
     gs.dims = m_.dims;
@@ -203,6 +224,8 @@ class GridEngine final : public EngineT<Real> {
     if (!simd_pair_rule(kp)) {
       return m_.dims == 2 ? &generic_row_sums<Real, 2> : &generic_row_sums<Real, 3>;
     }
+    if (cluster_)
+      return select_cluster_kernel<Real>(isa_, m_.dims, cells_.plan().wrap, kp.full_view);
     return select_row_kernel<Real>(isa_, m_.dims, cells_.plan().wrap, kp.full_view);
   }
 
@@ -285,7 +308,9 @@ class GridEngine final : public EngineT<Real> {
 
   std::unique_ptr<Executor> ex_;
   Isa isa_;
+  bool cluster_;  // engine.kind = "cluster"
   CellList<Real> cells_;
+  ClusterOrder<Real> order_;
   BoidStore<Real> in_;  // the step's input, in cell order
   std::vector<std::uint32_t> rank_slot_, tmp_rank_;
   bool id_order_ = true;

@@ -21,8 +21,9 @@ enum class Boundary : std::uint8_t {
 
 /// Which stepper advances the world.
 enum class EngineKind : std::uint8_t {
-  naive,  ///< the O(n^2) scalar reference stepper (core/naive.cpp): the source of truth
-  grid,   ///< the cell-list engine with SIMD kernels and TBB threads (parallel/)
+  naive,    ///< the O(n^2) scalar reference stepper (core/naive.cpp): the source of truth
+  grid,     ///< the cell-list engine with SIMD kernels and TBB threads (parallel/)
+  cluster,  ///< the grid engine with the cluster-pair kernels (docs/engine.md, "cluster")
 };
 
 /// Floating-point type of the simulation state.

@@ -96,7 +96,15 @@ TEST_CASE("CSV: a header and one row per result, every row the header's width", 
   CHECK(col("kernel_ms_per_pass") == 36);
   CHECK(col("kernel_candidates_per_s") == 37);
   CHECK(col("kernel_probe_fraction") == 38);
-  CHECK(head.size() == 39);
+  // Issue 13's figures, appended after those.
+  CHECK(col("useful_per_s_per_core") == 39);
+  CHECK(col("useful_fraction") == 40);
+  CHECK(col("peak_rss_bytes_per_boid") == 41);
+  CHECK(head.size() == 42);
+  // Row 3: grid, 1000 boids, 2 threads, 0.6 ms/step, 30 neighbours per boid of 1000 candidates.
+  CHECK(std::stod(rows[3][col("useful_per_s_per_core")]) == Approx(30e3 / 0.6e-3 / 2));
+  CHECK(std::stod(rows[3][col("useful_fraction")]) == Approx(0.03));
+  CHECK(rows[7][col("useful_per_s_per_core")].empty());
   // Grid rows: 1000 boids, 1e6 candidates, a 0.6 ms pass -> 1.667e9 pairs/s, 1/6 of the probe;
   // the whole step (1 ms) is 1e9 pairs/s, 10% of it.
   CHECK(std::stod(rows[2][col("kernel_ms_per_pass")]) == Approx(0.6));

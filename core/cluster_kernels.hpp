@@ -1,0 +1,103 @@
+// The cluster-pair neighbour kernel (engine.kind = "cluster"), in the spirit of GROMACS' nbnxm.
+//
+// Design (issue 13; built so issues 14 and 15 plug into it)
+// ---------------------------------------------------------
+// Layout. The grid engine's cell list (cell edge r, canonical order cell then id) is refined
+// by parallel/cluster_grid.cpp into cell, then a 4x4(x4) Morton sub-cell order, then id: a pure
+// function of the state. Within every cell the boids are cut into GROUPS of kGroup = 4
+// consecutive boids (the last one of a cell partial). A group is the unit of pruning: it has a
+// bounding box, and a group either enters a boid's candidate stream whole or not at all.
+//
+//   cell (edge r, ~7 boids at the default 3D density)
+//   +-----------+        sub-cell Morton order, then id:   [g0: 4 boids][g1: 3 boids + pad]
+//   | .  g0 . . |        each group: slots of 4 (padding = +inf positions, never a neighbour)
+//   | . . g1  . |        and its bounding box lo[D], hi[D] (image shift included)
+//   +-----------+
+//
+// Sweep. Like the row kernel (core/kernels.hpp), a call handles one x-row of cells: the
+// stencil rows are copied once, column by column, into a row buffer of groups (image shift
+// added). The candidate groups of cell x are then the contiguous group range of columns
+// x - reach .. x + reach.
+//
+// Per i-group (the boid's own group, an nbnxm "i-cluster"), then per boid i:
+//   1. prune, in two levels. Level 1, once per i-group: a SIMD box-to-box test against every
+//      candidate group keeps those closer than r (the cluster-pair list, built on the fly and
+//      never stored). Level 2, per boid: a SIMD point-to-box test of p_i against that list
+//      keeps the groups whose box is closer than r to p_i. Both are conservative in floating
+//      point (box gap <= point gap <= pair distance per axis, by the monotonicity of correct
+//      rounding), so no neighbour is lost, and level 1 never drops a group level 2 would keep:
+//      the kept set is level 2's alone. In min-image mode (an axis collapsed to one cell)
+//      every group is kept.
+//   2. stream: the kept groups, in candidate order, t = 0, 1, 2, ..., fill fixed VIRTUAL
+//      LANES: group t goes to lanes kGroup * (t mod G) ... + kGroup - 1 of batch t div G, with
+//      G = kLanes / kGroup groups per batch (4 for float, 2 for double). Each lane sums in batch
+//      order; the lanes are combined by the row kernel's fixed pairwise tree. A W-wide ISA holds
+//      a batch in kLanes / W registers (AVX2 float: 2 groups per register; AVX-512 float: 4;
+//      scalar: 16 one-lane registers). The kept set and its order depend on the state only, and
+//      there is no FMA (-ffp-contract=off), so every ISA and thread count gives the same bits.
+//   3. the pair arithmetic is accumulate_pair's: |d|^2 < r^2, view cone
+//      dot >= (sqrt(d2) * |v_i|) * cos(theta/2) (skipped for a boid at rest), self masked by
+//      slot, separation -d/|d|^2 on 0 < |d|^2 < r_s^2. The neighbour count is an integer
+//      (popcount of each batch's mask), so it is exact whatever the order.
+//
+// Full lists, not half lists: the view cone makes "i sees j" asymmetric, and a half list would
+// need a second accumulation into j whose order depends on the list traversal; the distance
+// test is symmetric but cheap next to the sums. A Verlet (skin) list is not kept: the list per
+// boid is rebuilt by the SIMD box test every step, which costs less than storing it (memory).
+//
+// Plugging in other rules (issues 14, 15). The pruned group stream is the reusable part; what
+// a rule does with a batch is the `Rule` policy of ClusterKernel (cluster_kernels_impl.hpp):
+//   - Rule::Acc      per-boid accumulators in virtual lanes (registers),
+//   - Rule::pair()   the masked update for one W-lane register of candidates,
+//   - Rule::finish() the fixed lane tree into FlockSums (or the rule's own sums).
+// The standard flock (StandardRule) is the only rule compiled today. Linear separation (abm)
+// is a different pair(); threshold cohesion/closest separation add a per-lane min with the
+// lexicographic tie-break (order-independent, so exact); Vicsek sums only v; Couzin zones are
+// three radii masks over the same stream; topological k-nearest collects the kept stream's
+// (d2, id) into a per-boid buffer and selects k exactly (ties by id). Other kinds get their own
+// groups (the sort key already separates kinds) with their own radius.
+// Until then the engine routes those rules to the row path (GridEngine::kernel_name() says
+// which ran).
+#pragma once
+
+#include <cstdint>
+
+#include "core/kernels.hpp"
+
+namespace boids {
+
+/// Boids per group: the unit of pruning and of the lane layout.
+inline constexpr int kGroup = 4;
+
+/// The cluster kernel for x-row `row` of g: the same contract as RowKernel (sums of every boid
+/// of the row into out, in slot order). `g` must be in cluster order (sub-cell sorted within
+/// cells; any order gives correct sums, the order only changes pruning and thus the bits).
+template <class Real>
+RowKernel<Real> select_cluster_kernel(Isa isa, int dims, WrapMode wrap, bool full_view);
+
+/// Squared distance from point p to the box [lo, hi] (per axis 0 inside), in the kernels'
+/// order of additions. Never larger than the pair distance of p to a point in the box.
+template <class Real, int D>
+inline Real box_dist2(const Real* p, const Real* lo, const Real* hi) {
+  Real d2 = 0;
+  for (int c = 0; c < D; ++c) {
+    Real a = lo[c] - p[c];
+    const Real b = p[c] - hi[c];
+    a = a > b ? a : b;
+    a = a > Real(0) ? a : Real(0);
+    d2 = d2 + a * a;
+  }
+  return d2;
+}
+
+// Per-ISA tables, defined in cluster_kernels_<isa>.cpp.
+template <class Real>
+struct ClusterTable {
+  RowKernel<Real> row[2][3][2] = {};  ///< [dims - 2][wrap mode][full view]
+};
+void cluster_table_scalar(ClusterTable<float>& f, ClusterTable<double>& d);
+void cluster_table_sse42(ClusterTable<float>& f, ClusterTable<double>& d);
+void cluster_table_avx2(ClusterTable<float>& f, ClusterTable<double>& d);
+void cluster_table_avx512(ClusterTable<float>& f, ClusterTable<double>& d);
+
+}  // namespace boids

@@ -1,0 +1,13 @@
+// Cluster kernels for xsimd::sse4_2, compiled with this instruction set's flags only
+// (core/CMakeLists.txt).
+#include "core/cluster_kernels_simd.hpp"
+
+namespace boids {
+
+void cluster_table_sse42(ClusterTable<float>& f, ClusterTable<double>& d) {
+  using Packs = cluster_detail::ClusterPacks<xsimd::sse4_2>;
+  cluster_detail::fill_table<Packs::Pack, float>(f);
+  cluster_detail::fill_table<Packs::Pack, double>(d);
+}
+
+}  // namespace boids

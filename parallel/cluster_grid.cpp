@@ -1,0 +1,164 @@
+#include "parallel/cluster_grid.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/cluster_kernels.hpp"
+
+namespace boids {
+namespace {
+
+// Morton key of a boid's sub-cell: 4 sub-cells per axis (2 bits), the coarse bit of every
+// axis above the fine ones, so consecutive keys stay in one octant, then one sub-octant.
+template <class Real>
+std::uint32_t subcell_key(const GridPlan& g, const BoidStore<Real>& s, std::size_t i) {
+  std::uint32_t key = 0;
+  for (int c = 0; c < g.dims; ++c) {
+    const double f = (double(s.p[c][i]) - g.lo[c]) * g.inv_cell[c];
+    const double fl = std::floor(f);
+    int sub = int((f - fl) * 4.0);
+    sub = sub < 0 ? 0 : sub > 3 ? 3 : sub;
+    key |= std::uint32_t(sub & 1) << c;
+    key |= std::uint32_t(sub >> 1) << (g.dims + c);
+  }
+  return key;
+}
+
+}  // namespace
+
+template <class Real>
+void ClusterOrder<Real>::apply(const CellList<Real>& cl, BoidStore<Real>& in,
+                               std::uint32_t* rank_slot, Executor& ex) {
+  const GridPlan& g = cl.plan();
+  const std::uint32_t* start = cl.cell_start();
+  const std::size_t n = in.n;
+  new_slot_.resize(n);
+  for (std::size_t j = cl.boid_end(); j < n; ++j) new_slot_[j] = std::uint32_t(j);
+  ex.parallel_for(g.ncells, 256, [&](std::size_t c0, std::size_t c1) {
+    std::vector<std::uint64_t> order;  // key << 32 | index in cell: a stable sort by key
+    std::vector<Real> tmp;
+    std::vector<std::uint32_t> tmp_id;
+    std::vector<std::uint8_t> tmp_kind;
+    for (std::size_t cell = c0; cell < c1; ++cell) {
+      const std::uint32_t b = start[cell], e = start[cell + 1], len = e - b;
+      if (len < 2) {
+        if (len == 1) new_slot_[b] = b;
+        continue;
+      }
+      order.resize(len);
+      bool sorted = true;
+      for (std::uint32_t k = 0; k < len; ++k) {
+        order[k] = std::uint64_t(subcell_key(g, in, b + k)) << 32 | k;
+        sorted = sorted && (k == 0 || order[k] > order[k - 1]);
+      }
+      if (sorted) {
+        for (std::uint32_t k = 0; k < len; ++k) new_slot_[b + k] = b + k;
+        continue;
+      }
+      std::sort(order.begin(), order.end());
+      for (std::uint32_t k = 0; k < len; ++k)
+        new_slot_[b + std::uint32_t(order[k])] = b + k;  // low half: old index in cell
+      tmp.resize(len);
+      for (int c = 0; c < in.dims; ++c) {
+        for (Real* a : {in.p[c].data(), in.v[c].data()}) {
+          for (std::uint32_t k = 0; k < len; ++k) tmp[k] = a[b + std::uint32_t(order[k])];
+          std::copy(tmp.begin(), tmp.end(), a + b);
+        }
+      }
+      tmp_id.resize(len);
+      tmp_kind.resize(len);
+      for (std::uint32_t k = 0; k < len; ++k) {
+        tmp_id[k] = in.id[b + std::uint32_t(order[k])];
+        tmp_kind[k] = in.kind[b + std::uint32_t(order[k])];
+      }
+      std::copy(tmp_id.begin(), tmp_id.end(), in.id.begin() + b);
+      std::copy(tmp_kind.begin(), tmp_kind.end(), in.kind.begin() + b);
+    }
+  });
+  ex.parallel_for(n, 16384, [&](std::size_t b, std::size_t e) {
+    for (std::size_t r = b; r < e; ++r) rank_slot[r] = new_slot_[rank_slot[r]];
+  });
+}
+
+template <class Real>
+PairCounts cluster_count_pairs(const GridView<Real>& g, Executor& ex) {
+  const int D = g.dims;
+  const std::size_t ncells = g.ncells();
+  std::vector<PairCounts> per_cell(ncells);
+  ex.parallel_for(ncells, 64, [&](std::size_t c0, std::size_t c1) {
+    std::vector<FlockSums<Real>> sums;
+    KernelScratch<Real> scratch;
+    for (std::size_t cell = c0; cell < c1; ++cell) {
+      const std::uint32_t first = g.cell_start[cell], last = g.cell_start[cell + 1];
+      if (first == last) continue;
+      const int ci[3] = {int(cell % std::size_t(g.n[0])),
+                         int(cell / std::size_t(g.n[0]) % std::size_t(g.n[1])),
+                         int(cell / (std::size_t(g.n[0]) * std::size_t(g.n[1])))};
+      PairCounts& pc = per_cell[cell];
+      for (int dz = -g.reach[2]; dz <= g.reach[2]; ++dz)
+        for (int dy = -g.reach[1]; dy <= g.reach[1]; ++dy)
+          for (int dx = -g.reach[0]; dx <= g.reach[0]; ++dx) {
+            const int dd[3] = {dx, dy, dz};
+            int cc[3];
+            Real sh[3] = {0, 0, 0};
+            bool skip = false;
+            for (int c = 0; c < 3; ++c) {
+              cc[c] = ci[c] + dd[c];
+              if (cc[c] < 0 || cc[c] >= g.n[c]) {
+                if (g.wrap == WrapMode::none) skip = true;
+                sh[c] = cc[c] < 0 ? -g.size : g.size;
+                cc[c] = cc[c] < 0 ? cc[c] + g.n[c] : cc[c] - g.n[c];
+              }
+            }
+            if (skip) continue;
+            const std::size_t other =
+                std::size_t(cc[0]) +
+                std::size_t(g.n[0]) *
+                    (std::size_t(cc[1]) + std::size_t(g.n[1]) * std::size_t(cc[2]));
+            const std::uint32_t ob = g.cell_start[other], oe = g.cell_start[other + 1];
+            for (std::uint32_t j0 = ob; j0 < oe; j0 += kGroup) {
+              const std::uint32_t j1 = std::min<std::uint32_t>(oe, j0 + kGroup);
+              Real lo[3], hi[3];
+              for (int c = 0; c < D; ++c) {
+                lo[c] = std::numeric_limits<Real>::infinity();
+                hi[c] = -lo[c];
+                for (std::uint32_t j = j0; j < j1; ++j) {
+                  Real q = g.p[c][j];
+                  if (g.wrap == WrapMode::shift) q = q + sh[c];
+                  lo[c] = q < lo[c] ? q : lo[c];
+                  hi[c] = q > hi[c] ? q : hi[c];
+                }
+              }
+              for (std::uint32_t i = first; i < last; ++i) {
+                Real p[3] = {g.p[0][i], g.p[1][i], g.p[2][i]};
+                const bool own = i >= j0 && i < j1;
+                const Real d2 =
+                    D == 2 ? box_dist2<Real, 2>(p, lo, hi) : box_dist2<Real, 3>(p, lo, hi);
+                if (own || g.wrap == WrapMode::min_image || d2 < g.kp.radius2)
+                  pc.candidates += (j1 - j0) - (own ? 1 : 0);
+              }
+            }
+          }
+      sums.resize(last - first);
+      if (D == 2)
+        generic_cell_sums<Real, 2>(g, std::uint32_t(cell), sums.data(), scratch);
+      else
+        generic_cell_sums<Real, 3>(g, std::uint32_t(cell), sums.data(), scratch);
+      for (const FlockSums<Real>& s : sums) pc.neighbours += std::uint64_t(s.k);
+    }
+  });
+  PairCounts total;
+  for (const PairCounts& pc : per_cell) {
+    total.candidates += pc.candidates;
+    total.neighbours += pc.neighbours;
+  }
+  return total;
+}
+
+template class ClusterOrder<float>;
+template class ClusterOrder<double>;
+template PairCounts cluster_count_pairs(const GridView<float>&, Executor&);
+template PairCounts cluster_count_pairs(const GridView<double>&, Executor&);
+
+}  // namespace boids

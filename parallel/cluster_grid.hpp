@@ -1,0 +1,41 @@
+// The cluster engine's layout pass and its pair count (engine.kind = "cluster"; the design is
+// in core/cluster_kernels.hpp). After the cell list's sort (cell, then id), every kind-0 cell
+// is re-sorted by a Morton order of 4 sub-cells per axis (then id), so that the kernels' groups
+// of 4 consecutive boids are compact and their bounding boxes prune well. The order stays a
+// pure function of the state: any thread count gives the same slots.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/engine.hpp"
+#include "core/kernels.hpp"
+#include "core/store.hpp"
+#include "parallel/cell_list.hpp"
+#include "parallel/threading.hpp"
+
+namespace boids {
+
+template <class Real>
+class ClusterOrder {
+ public:
+  /// Re-sorts the kind-0 cells of `in` (cell list `cl` just built into it) into sub-cell order
+  /// and maps rank_slot (id rank -> slot in `in`, in.n entries) to the new slots.
+  void apply(const CellList<Real>& cl, BoidStore<Real>& in, std::uint32_t* rank_slot, Executor& ex);
+  /// Bytes held (the old slot -> new slot map).
+  std::size_t bytes() const noexcept { return new_slot_.capacity() * sizeof(std::uint32_t); }
+
+ private:
+  std::vector<std::uint32_t> new_slot_;
+};
+
+/// Pairs the cluster kernel examines for the kind-0 boids of `g` (every boid of every group
+/// kept by the box test, self excluded) and, through the model's scalar accumulate_pair,
+/// the neighbours found. Scalar and independent of the SIMD kernels.
+template <class Real>
+PairCounts cluster_count_pairs(const GridView<Real>& g, Executor& ex);
+
+extern template class ClusterOrder<float>;
+extern template class ClusterOrder<double>;
+
+}  // namespace boids
