@@ -19,15 +19,15 @@ struct BehaviourParams {
   Real wander = 0, wander_distance = 0, wander_radius = 0;
   double wander_period = 1;  // s
   Real follow_leader = 0, follow_distance = 0;
-  Real flee_predators = 0, evade_predators = 0, chase = 0;
+  Real flee_predators = 0, flee_boost = 1, evade_predators = 0, chase = 0;
   ChaseMode chase_mode = ChaseMode::centroid;
   Real avoid = 0, avoid_distance = 0, containment = 0, containment_margin = 0;
   Real formation = 0, global_cohesion = 0, destination_alignment = 0;
   Real cohesion_max2 = 0;  // 0 = off
   Real closest_separation = 0, closest_min2 = 0;
   Vehicle vehicle = Vehicle::point_mass;
-  Real inv_mass = 1, accel = 0, brake = 0, lateral = 0, lateral_falloff = 0;
-  Real turn_per_step = 0;  // radians per step
+  Real mass = 1, inv_mass = 1, accel = 0, brake = 0, lateral = 0, lateral_falloff = 0;
+  double turn_per_step = 0;  // the hard turn limit: vehicle.turn_rate * dt in radians
 };
 
 template <class Real>
@@ -98,6 +98,7 @@ BehaviourParams<Real> behaviour_params(const KindDef& k, double dt) {
   p.follow_leader = Real(b.follow_leader);
   p.follow_distance = Real(b.follow_distance);
   p.flee_predators = Real(b.flee_predators);
+  p.flee_boost = Real(b.flee_boost);
   p.evade_predators = Real(b.evade_predators);
   p.chase = Real(b.chase);
   p.chase_mode = b.chase_mode;
@@ -112,12 +113,13 @@ BehaviourParams<Real> behaviour_params(const KindDef& k, double dt) {
   p.closest_separation = Real(b.closest_separation);
   p.closest_min2 = Real(b.closest_min_distance * b.closest_min_distance);
   p.vehicle = ve.model;
+  p.mass = Real(ve.mass);
   p.inv_mass = Real(1.0 / ve.mass);
   p.accel = Real(ve.accel_force);
   p.brake = Real(ve.brake_force);
   p.lateral = Real(ve.lateral_force);
   p.lateral_falloff = Real(ve.lateral_falloff);
-  p.turn_per_step = Real(deg_to_rad(ve.turn_rate) * dt);
+  p.turn_per_step = deg_to_rad(ve.turn_rate) * dt;
   p.active = b.seek != 0 || b.arrive != 0 || b.flee != 0 || b.pursue != 0 || b.evade != 0 ||
              b.wander != 0 || b.avoid != 0 || b.containment != 0 || b.formation != 0 ||
              b.global_cohesion != 0 || b.destination_alignment != 0 ||
@@ -162,7 +164,8 @@ WorldBehaviour<Real> world_behaviour(const WorldDef& d) {
   w.obstacles = !w.spheres.empty() || !w.boxes.empty();
   for (int k = 0; k < kKindCount; ++k) {
     const BehaviourDef& b = d.kinds[k].behaviour;
-    if (b.global_cohesion != 0 || b.destination_alignment != 0) w.need_centre = true;
+    if (b.global_cohesion != 0 || b.destination_alignment != 0 || b.formation != 0)
+      w.need_centre = true;
   }
   return w;
 }

@@ -11,200 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "core/behaviour_math.hpp"
 #include "core/model.hpp"
+#include "core/obstacles.hpp"
 #include "core/profile_vicsek.hpp"
 #include "core/rng.hpp"
+#include "core/vehicles.hpp"
 
 namespace boids {
-
-/// Receives every named steering term of one boid (explain_forces); nullptr in the engines.
-struct ForceRecorder {
-  struct Term {
-    std::string name;
-    double f[3];
-  };
-  std::vector<Term> terms;
-  double total[3] = {0, 0, 0};    // sum of the terms, before the vehicle's limits
-  double applied[3] = {0, 0, 0};  // (v_out - v) / dt: what the vehicle made of it
-  template <class Real>
-  void add(const char* name, const Real* f, int dims) {
-    Term t{name, {0, 0, 0}};
-    for (int c = 0; c < dims; ++c) t.f[c] = double(f[c]);
-    terms.push_back(t);
-  }
-};
-
-namespace beh {
-
-template <class Real, int D>
-inline Real dot(const Real* a, const Real* b) {
-  Real s = 0;
-  for (int c = 0; c < D; ++c) s += a[c] * b[c];
-  return s;
-}
-
-template <class Real, int D>
-inline Real norm(const Real* a) {
-  return std::sqrt(dot<Real, D>(a, a));
-}
-
-// a <- a / |a| when |a| > 0; returns |a|.
-template <class Real, int D>
-inline Real normalize(Real* a) {
-  const Real n = norm<Real, D>(a);
-  if (n > Real(0)) {
-    const Real inv = Real(1) / n;
-    for (int c = 0; c < D; ++c) a[c] *= inv;
-  }
-  return n;
-}
-
-// Offset b - a with the minimum image in a wrapping world.
-template <class Real, int D>
-inline void offset(const ModelParams<Real>& m, const Real* a, const Real* b, Real* out) {
-  for (int c = 0; c < D; ++c) {
-    out[c] = b[c] - a[c];
-    if (m.boundary == Boundary::wrap) out[c] = min_image(out[c], m.size, m.inv_size);
-  }
-}
-
-// Reynolds' steering toward a desired velocity: w * (desired - v), added to `force`.
-template <class Real, int D>
-inline void steer_to(Real w, const Real* desired, const Real* v, Real* term) {
-  for (int c = 0; c < D; ++c) term[c] = w * (desired[c] - v[c]);
-}
-
-// Seek along `dir` (any length) at speed `speed`; zero desired velocity when dir is zero.
-template <class Real, int D>
-inline void seek_dir(Real w, const Real* dir, Real speed, const Real* v, Real* term) {
-  Real des[3] = {dir[0], dir[1], D == 3 ? dir[2] : Real(0)};
-  if (normalize<Real, D>(des) > Real(0)) {
-    for (int c = 0; c < D; ++c) des[c] *= speed;
-  }
-  steer_to<Real, D>(w, des, v, term);
-}
-
-// Arrival: the desired speed toward `to` is the largest speed from which braking at a (the
-// braking acceleration) in steps of dt stops within the remaining distance |s|: with u = a dt
-// and n = floor((sqrt(1 + 8 |s| / (dt u)) - 1) / 2) whole decrements, speed = n u + r with
-// r = (|s| / dt - u n (n + 1) / 2) / (n + 1) in [0, u]; also <= max_speed and <= |s| / dt. It
-// is the seed's sqrt(2 |s| F / m) made exact for discrete steps (the two agree as dt -> 0),
-// so the boid never passes the point. Unlike the other terms, arrival asks for the whole
-// velocity change in one step, w * (desired - v) / dt, so within the force limit the boid
-// follows this braking profile instead of lagging behind it.
-template <class Real, int D>
-inline void arrive_to(Real w, const Real* to, Real max_speed, Real brake_acc, Real dt,
-                      const Real* v, Real* term) {
-  Real des[3] = {to[0], to[1], D == 3 ? to[2] : Real(0)};
-  const Real dist = normalize<Real, D>(des);
-  const double u = double(brake_acc) * double(dt), sd = double(dist) / double(dt);
-  double brake = sd;
-  if (u > 0) {
-    const double n = std::floor((std::sqrt(1.0 + 8.0 * sd / u) - 1.0) / 2.0);
-    const double r = std::clamp((sd - u * n * (n + 1.0) / 2.0) / (n + 1.0), 0.0, u);
-    brake = std::min(n * u + r, sd);
-  }
-  const Real speed = std::min(max_speed, Real(brake));
-  for (int c = 0; c < D; ++c) des[c] *= speed;
-  steer_to<Real, D>(w / dt, des, v, term);
-}
-
-// A uniformly random unit vector for (seed, id, key): the wander keyframes.
-template <class Real, int D>
-inline void wander_key(std::uint64_t seed, std::uint32_t id, std::uint64_t key, Real* u) {
-  const double a = 2.0 * 3.14159265358979323846 * random_unit(seed, id, kStreamWander, key * 4);
-  if (D == 2) {
-    u[0] = Real(std::cos(a));
-    u[1] = Real(std::sin(a));
-  } else {
-    const double z = 2.0 * random_unit(seed, id, kStreamWander, key * 4 + 1) - 1.0;
-    const double rxy = std::sqrt(std::max(0.0, 1.0 - z * z));
-    u[0] = Real(rxy * std::cos(a));
-    u[1] = Real(rxy * std::sin(a));
-    u[2] = Real(z);
-  }
-}
-
-// Outward unit normal and signed distance of point `p` to a sphere/box obstacle (negative
-// inside), with the minimum image in a wrapping world.
-template <class Real, int D>
-inline Real sphere_distance(const ModelParams<Real>& m, const SphereP<Real>& o, const Real* p,
-                            Real* n) {
-  offset<Real, D>(m, o.c, p, n);  // p - c
-  Real len = normalize<Real, D>(n);
-  if (!(len > Real(0))) {
-    for (int c = 0; c < D; ++c) n[c] = Real(c == 0);
-  }
-  return len - o.r;
-}
-
-template <class Real, int D>
-inline Real box_distance(const ModelParams<Real>& m, const BoxP<Real>& o, const Real* p, Real* n) {
-  Real ctr[3], half[3], q[3];
-  for (int c = 0; c < D; ++c) {
-    ctr[c] = Real(0.5) * (o.lo[c] + o.hi[c]);
-    half[c] = Real(0.5) * (o.hi[c] - o.lo[c]);
-  }
-  offset<Real, D>(m, ctr, p, q);  // p - centre
-  Real out[3] = {0, 0, 0};
-  bool inside = true;
-  for (int c = 0; c < D; ++c) {
-    const Real e = std::abs(q[c]) - half[c];
-    if (e > Real(0)) {
-      inside = false;
-      out[c] = q[c] > Real(0) ? e : -e;
-    }
-  }
-  if (!inside) {
-    for (int c = 0; c < D; ++c) n[c] = out[c];
-    return normalize<Real, D>(n);
-  }
-  // Inside: the nearest face.
-  int best = 0;
-  Real best_e = -std::numeric_limits<Real>::infinity();
-  for (int c = 0; c < D; ++c) {
-    const Real e = std::abs(q[c]) - half[c];  // <= 0
-    if (e > best_e) {
-      best_e = e;
-      best = c;
-    }
-  }
-  for (int c = 0; c < D; ++c) n[c] = Real(0);
-  n[best] = q[best] >= Real(0) ? Real(1) : Real(-1);
-  return best_e;
-}
-
-// Visible: inside the radius and the view cone of a boid moving with v (|v| = v_len).
-template <class Real, int D>
-inline bool sees(const KindParams<Real>& kp, const Real* d, Real dist2, const Real* v, Real v_len) {
-  if (!(dist2 < kp.radius2)) return false;
-  if (!kp.full_view && v_len > Real(0)) {
-    if (!(dot<Real, D>(d, v) >= std::sqrt(dist2) * v_len * kp.cos_half_view)) return false;
-  }
-  return true;
-}
-
-// The state after one step of the target script at time t (s).
-inline void target_at(const double* p0, const double* vel, double hold, double move, double t,
-                      int dims, double* p, double* v) {
-  double disp = 0, sign = 0;
-  const double cycle = hold + move;
-  if (move > 0 && cycle > 0) {
-    const double n = std::floor(t / cycle);
-    const double phase = t - n * cycle;
-    const bool odd = std::fmod(n, 2.0) != 0.0;
-    const double moving = std::max(0.0, phase - hold);
-    // Even half cycles go out from p0, odd ones come back.
-    disp = odd ? move - moving : moving;
-    sign = phase >= hold ? (odd ? -1.0 : 1.0) : 0.0;
-  }
-  for (int c = 0; c < dims; ++c) {
-    p[c] = p0[c] + vel[c] * disp;
-    v[c] = vel[c] * sign;
-  }
-}
-
-}  // namespace beh
 
 /// Per-step data of the behaviours: target state, global centres, the predators and leaders
 /// sorted by id, and each predator's view of the prey. Serial, O(n) plus O(n * predators)
@@ -336,167 +150,33 @@ void prepare_behaviours(const ModelParams<Real>& m, const BoidStore<Real>& s,
 
 namespace beh {
 
-// Pushes a position that ended inside an obstacle back onto its surface and removes the
-// inward velocity component. A few passes settle boids caught between touching obstacles.
+// The follower's own place in the loose group around a leader, relative to the leader: slot
+// `id` of an even spiral (Vogel's sunflower in 2D, its layered analogue in 3D) whose slots
+// are about one separation radius apart, starting follow_distance from the leader. Returns
+// the slot's distance from the leader.
 template <class Real, int D>
-inline void push_out(const ModelParams<Real>& m, Real* p, Real* v) {
-  for (int pass = 0; pass < 4; ++pass) {
-    bool moved = false;
-    auto fix = [&](Real dist, const Real* n) {
-      if (!(dist < Real(0))) return;
-      // Step slightly beyond the surface so rounding cannot leave the point inside.
-      const Real extra = -dist + std::max(Real(1e-4), std::abs(dist) * Real(1e-5)) +
-                         Real(4) * std::numeric_limits<Real>::epsilon() * m.size;
-      for (int c = 0; c < D; ++c) p[c] += n[c] * extra;
-      const Real vn = dot<Real, D>(v, n);
-      if (vn < Real(0)) {
-        for (int c = 0; c < D; ++c) v[c] -= vn * n[c];
-      }
-      if (m.boundary == Boundary::wrap) {
-        for (int c = 0; c < D; ++c) {
-          p[c] -= m.size * std::floor(p[c] * m.inv_size);
-          if (p[c] >= m.size) p[c] -= m.size;
-          if (p[c] < Real(0)) p[c] = Real(0);
-        }
-      }
-      moved = true;
-    };
-    for (const SphereP<Real>& o : m.beh.spheres) {
-      Real n[3] = {0, 0, 0};
-      const Real dist = sphere_distance<Real, D>(m, o, p, n);
-      fix(dist, n);
-    }
-    for (const BoxP<Real>& o : m.beh.boxes) {
-      Real n[3] = {0, 0, 0};
-      const Real dist = box_distance<Real, D>(m, o, p, n);
-      fix(dist, n);
-    }
-    if (!moved) break;
-  }
-  // An obstacle touching a reflecting wall must not push a boid out of the box.
-  if (m.boundary == Boundary::reflect) {
-    for (int c = 0; c < D; ++c) {
-      if (p[c] < Real(0)) p[c] = Real(0);
-      if (p[c] >= m.size) p[c] = std::nextafter(m.size, Real(0));
-    }
-  }
-}
-
-// A unit vector perpendicular to unit h (deterministic).
-template <class Real, int D>
-inline void perpendicular(const Real* h, Real* out) {
+inline Real follow_slot(std::uint32_t id, Real follow_distance, Real sep_radius2, Real* out) {
+  const double k = double(id) + 0.5;
+  const double spacing = std::max(std::sqrt(double(sep_radius2)), 1.0);
+  const double tau = 2.0 * 3.14159265358979323846;
+  double u[3] = {0, 0, 0}, r = 0;
   if (D == 2) {
-    out[0] = -h[1];
-    out[1] = h[0];
-    return;
+    r = spacing / std::sqrt(3.14159265358979323846) * std::sqrt(k);
+    const double a = k * 2.39996322972865332;  // the golden angle
+    u[0] = std::cos(a);
+    u[1] = std::sin(a);
+  } else {
+    r = spacing / std::cbrt(4.0 / 3.0 * 3.14159265358979323846) * std::cbrt(k);
+    const double z = 1.0 - 2.0 * (k * 0.7548776662466927 - std::floor(k * 0.7548776662466927));
+    const double a = tau * (k * 0.5698402909980532 - std::floor(k * 0.5698402909980532));
+    const double rxy = std::sqrt(std::max(0.0, 1.0 - z * z));
+    u[0] = rxy * std::cos(a);
+    u[1] = rxy * std::sin(a);
+    u[2] = z;
   }
-  // Cross h with the axis of its smallest component.
-  int a = 0;
-  for (int c = 1; c < 3; ++c) {
-    if (std::abs(h[c]) < std::abs(h[a])) a = c;
-  }
-  Real e[3] = {0, 0, 0};
-  e[a] = 1;
-  out[0] = h[1] * e[2] - h[2] * e[1];
-  out[1] = h[2] * e[0] - h[0] * e[2];
-  out[2] = h[0] * e[1] - h[1] * e[0];
-  normalize<Real, 3>(out);
-}
-
-// The vehicle models: total steering force -> new velocity and position.
-template <class Real, int D>
-inline void drive(const ModelParams<Real>& m, const KindParams<Real>& kp, const Real* p,
-                  const Real* v, Real* force, Real* p_out, Real* v_out) {
-  const BehaviourParams<Real>& b = kp.beh;
-  Real nv[3] = {0, 0, 0};
-  if (b.vehicle == Vehicle::point_mass) {
-    if (b.inv_mass == Real(1)) {
-      integrate<Real, D>(m, kp, p, v, force, p_out, v_out);
-      return;
-    }
-    const Real f = norm<Real, D>(force);
-    const Real scale = f > kp.max_force ? kp.max_force / f : Real(1);
-    for (int c = 0; c < D; ++c) nv[c] = v[c] + force[c] * scale * b.inv_mass * m.dt;
-    move<Real, D>(m, kp, p, nv, true, p_out, v_out);
-    return;
-  }
-  Real h[3] = {v[0], v[1], D == 3 ? v[2] : Real(0)};
-  const Real speed = normalize<Real, D>(h);
-  if (b.vehicle == Vehicle::ellipse) {
-    if (!(speed > Real(0))) {
-      for (int c = 0; c < D; ++c) h[c] = force[c];
-      if (!(normalize<Real, D>(h) > Real(0))) h[0] = Real(1);
-    }
-    const Real fl = dot<Real, D>(force, h);
-    Real ft[3] = {0, 0, 0};
-    for (int c = 0; c < D; ++c) ft[c] = force[c] - fl * h[c];
-    const Real ft2 = dot<Real, D>(ft, ft);
-    // Polar (centre) form of the ellipse: scale F back onto it when it lies outside.
-    const Real along = fl >= Real(0) ? b.accel : b.brake;  // both > 0 (check_def)
-    const Real lat =
-        b.lateral * std::max(Real(1) - b.lateral_falloff * speed / kp.max_speed, Real(1e-3));
-    const Real e = (fl / along) * (fl / along) + ft2 / (lat * lat);
-    const Real scale = e > Real(1) ? Real(1) / std::sqrt(e) : Real(1);
-    for (int c = 0; c < D; ++c) nv[c] = v[c] + force[c] * scale * b.inv_mass * m.dt;
-    move<Real, D>(m, kp, p, nv, true, p_out, v_out);
-    return;
-  }
-  // turn_rate: constant speed, heading turns toward v + F * 1 s by at most turn_per_step.
-  Real d[3] = {0, 0, 0};
-  for (int c = 0; c < D; ++c) d[c] = v[c] + force[c];
-  const bool has_d = normalize<Real, D>(d) > Real(0);
-  Real nh[3] = {h[0], h[1], h[2]};
-  if (!(speed > Real(0))) {
-    if (has_d) {
-      for (int c = 0; c < D; ++c) nh[c] = d[c];
-    } else {
-      nh[0] = Real(1);
-    }
-  } else if (has_d) {
-    const Real cosang = std::clamp(dot<Real, D>(h, d), Real(-1), Real(1));
-    const Real ang = std::acos(cosang);
-    if (ang <= b.turn_per_step) {
-      for (int c = 0; c < D; ++c) nh[c] = d[c];
-    } else {
-      Real perp[3] = {0, 0, 0};
-      for (int c = 0; c < D; ++c) perp[c] = d[c] - cosang * h[c];
-      if (!(normalize<Real, D>(perp) > Real(1e-6))) perpendicular<Real, D>(h, perp);
-      const Real ca = std::cos(b.turn_per_step), sa = std::sin(b.turn_per_step);
-      for (int c = 0; c < D; ++c) nh[c] = ca * h[c] + sa * perp[c];
-      normalize<Real, D>(nh);
-    }
-  }
-  for (int c = 0; c < D; ++c) nv[c] = nh[c] * kp.max_speed;
-  move<Real, D>(m, kp, p, nv, false, p_out, v_out);
-}
-
-// The abm profile's velocity rule (Agents.jl flocking / ABM framework comparison):
-// v' = normalize((v^ + coh + sep + match) / 2) * speed, with v^ = v / speed,
-// coh = w_coh * sum(d) / N, sep = w_sep * sum(-d, |d| < r_s) / N, match = w_ali * sum(v^_j) / N.
-template <class Real, int D>
-inline void abm_update(const ModelParams<Real>& m, const KindParams<Real>& kp,
-                       const FlockSums<Real>& s, const Real* p, const Real* v, Real* p_out,
-                       Real* v_out, ForceRecorder* rec) {
-  const Real speed = kp.max_speed;
-  const Real inv_speed = Real(1) / speed;
-  const Real inv_n = Real(1) / Real(std::max<std::int32_t>(s.k, 1));
-  Real coh[3] = {0, 0, 0}, sep[3] = {0, 0, 0}, mat[3] = {0, 0, 0}, nv[3] = {0, 0, 0};
-  for (int c = 0; c < D; ++c) {
-    coh[c] = s.d[c] * inv_n * kp.w_coh;
-    sep[c] = s.sep[c] * inv_n * kp.w_sep;
-    mat[c] = s.v[c] * inv_speed * inv_n * kp.w_ali;
-    nv[c] = (v[c] * inv_speed + coh[c] + sep[c] + mat[c]) / Real(2);
-  }
-  if (rec) {
-    rec->add("cohesion", coh, D);
-    rec->add("separation", sep, D);
-    rec->add("alignment", mat, D);
-  }
-  if (!(normalize<Real, D>(nv) > Real(0))) {
-    for (int c = 0; c < D; ++c) nv[c] = v[c] * inv_speed;
-  }
-  for (int c = 0; c < D; ++c) nv[c] *= speed;
-  move<Real, D>(m, kp, p, nv, false, p_out, v_out);
+  r += double(follow_distance);
+  for (int c = 0; c < D; ++c) out[c] = Real(r * u[c]);
+  return Real(r);
 }
 
 }  // namespace beh
@@ -515,7 +195,7 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
 
   if (kind == 0 && w.profile == Profile::abm) {
     abm_update<Real, D>(m, kp, sums, p, v, p_out, v_out, rec);
-    if (w.obstacles) push_out<Real, D>(m, p_out, v_out);
+    if (w.obstacles) push_out<Real, D>(m, p, p_out, v_out, false);
     return;
   }
   // rules.noise and the vicsek profile (core/profile_vicsek.hpp).
@@ -532,6 +212,22 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
   };
   const Real ms = kp.max_speed;
   Real v_len = norm<Real, D>(v);
+  DriveHint<Real> hint;
+  hint.max_speed = kp.max_speed;
+  hint.min_speed = kp.min_speed;
+  // Arrival lowers the speed floor: min_speed applies except within the braking distance of
+  // the arrival point or while moving away from it, so it never stops a boid from arriving.
+  auto arriving = [&](Real speed, const Real* to) {
+    if (hint.arriving) return;
+    hint.arriving = true;
+    hint.arrive_speed = speed;
+    for (int c = 0; c < D; ++c) hint.arrive_to[c] = to[c];
+    // The floor is min(min_speed, speed * cos+ of the angle between v and the point), so a
+    // boid moving away from the point (or abeam of it) can brake and turn back.
+    const Real tn = norm<Real, D>(to);
+    const Real cosv = tn > Real(0) && v_len > Real(0) ? dot<Real, D>(v, to) / (tn * v_len) : 0;
+    hint.min_speed = std::min(hint.min_speed, speed * std::max(cosv, Real(0)));
+  };
 
   // The three rules, with the threshold variant of cohesion.
   if (sums.k > 0) {
@@ -565,7 +261,10 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
     seek_dir<Real, D>(b.destination_alignment, bc.dest_dir[kind], ms, v, term);
     add("destination_alignment");
   }
-  // Goal seeking and arrival.
+  // Goal seeking and arrival. The turn-rate vehicle sets its arrival speed itself (drive):
+  // its arrival term only steers the heading toward the point, without the -v of braking.
+  const Real zero_v[3] = {0, 0, 0};
+  const Real* v_arr = b.vehicle == Vehicle::turn_rate ? zero_v : v;
   const Real brake_acc = (b.vehicle == Vehicle::ellipse ? b.accel : kp.max_force) * b.inv_mass;
   if (b.seek != Real(0) || b.arrive != Real(0)) {
     Real to[3] = {0, 0, 0};
@@ -575,7 +274,7 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
       add("seek");
     }
     if (b.arrive != Real(0)) {
-      arrive_to<Real, D>(b.arrive, to, ms, brake_acc, m.dt, v, term);
+      arriving(arrive_to<Real, D>(b.arrive, b.mass, to, ms, brake_acc, m.dt, v_arr, term), to);
       add("arrive");
     }
   }
@@ -629,7 +328,8 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
     seek_dir<Real, D>(b.wander, tgt, ms, v, term);
     add("wander");
   }
-  // Leader following: arrive at a point follow_distance behind the nearest leader.
+  // Leader following: arrive at the boid's own slot of a loose group around the nearest
+  // leader, shifted behind it while it moves (follow_slot).
   if (b.follow_leader != Real(0) && kind != 2 && !bc.leaders.empty()) {
     const SpecialAgent<Real>* best = nullptr;
     Real best2 = std::numeric_limits<Real>::infinity();
@@ -648,20 +348,46 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
     if (best) {
       Real lh[3] = {best->v[0], best->v[1], D == 3 ? best->v[2] : Real(0)};
       normalize<Real, D>(lh);
-      for (int c = 0; c < D; ++c) best_to[c] -= lh[c] * b.follow_distance;
-      arrive_to<Real, D>(b.follow_leader, best_to, ms, brake_acc, m.dt, v, term);
+      Real slot[3] = {0, 0, 0};
+      const Real r = follow_slot<Real, D>(id, b.follow_distance, kp.sep_radius2, slot);
+      for (int c = 0; c < D; ++c) best_to[c] += slot[c] - lh[c] * (b.follow_distance + r);
+      arriving(
+          arrive_to<Real, D>(b.follow_leader, b.mass, best_to, ms, brake_acc, m.dt, v_arr, term),
+          best_to);
       add("follow_leader");
     }
   }
-  // Prey: the seed's 10x separation from every predator in view.
+  // Prey: escape every predator in view, away from it and out of its path, at up to
+  // flee_boost * max_speed (docs/behaviours.md, "Predators and prey").
   if (kind == 0 && b.flee_predators != Real(0) && !bc.predators.empty()) {
-    for (int c = 0; c < D; ++c) term[c] = Real(0);
+    Real esc[3] = {0, 0, 0};
+    bool seen = false;
     for (const SpecialAgent<Real>& a : bc.predators) {
       Real d[3] = {0, 0, 0};
       offset<Real, D>(m, p, a.p, d);
       const Real d2 = dot<Real, D>(d, d);
-      if (d2 > Real(0) && sees<Real, D>(kp, d, d2, v, v_len)) {
-        for (int c = 0; c < D; ++c) term[c] -= b.flee_predators * d[c] / d2;
+      if (!(d2 > Real(0)) || !sees<Real, D>(kp, d, d2, v, v_len)) continue;
+      seen = true;
+      const Real dist = std::sqrt(d2);
+      Real away[3] = {0, 0, 0}, hp[3] = {a.v[0], a.v[1], D == 3 ? a.v[2] : Real(0)};
+      for (int c = 0; c < D; ++c) away[c] = -d[c] / dist;
+      normalize<Real, D>(hp);
+      const Real along = dot<Real, D>(away, hp);
+      // away + its part across the predator's heading: straight ahead of it the prey runs
+      // along its path, beside it the prey breaks sideways out of it (the fountain).
+      Real e[3] = {0, 0, 0};
+      for (int c = 0; c < D; ++c) e[c] = Real(2) * away[c] - along * hp[c];
+      normalize<Real, D>(e);
+      const Real urgency = Real(1) - dist / kp.radius;  // nearer predators count more
+      for (int c = 0; c < D; ++c) esc[c] += urgency * e[c];
+    }
+    for (int c = 0; c < D; ++c) term[c] = Real(0);
+    if (seen) {
+      const Real boost = b.flee_boost * ms;
+      hint.max_speed = boost;
+      if (normalize<Real, D>(esc) > Real(0)) {
+        for (int c = 0; c < D; ++c) esc[c] *= boost;
+        steer_to<Real, D>(b.flee_predators, esc, v, term);
       }
     }
     add("flee_predators");
@@ -770,9 +496,16 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
       Real tg[3] = {0, 0, 0};
       for (int c = 0; c < D; ++c) tg[c] = v[c] - vr * r[c];
       const Real tn = normalize<Real, D>(tg);
+      // Spreading: every boid moves along the surface away from the side where the kind's
+      // centre lies, at 2 (centre offset) / settle_time, so the swarm covers the sphere evenly
+      // (the centre returns to the target) instead of staying bunched after an attack.
+      Real sc[3] = {0, 0, 0};
+      offset<Real, D>(m, bc.target_p, bc.centre[kind], sc);  // centre - target
+      const Real scr = dot<Real, D>(sc, r);
       Real des[3] = {0, 0, 0};
       for (int c = 0; c < D; ++c)
-        des[c] = r[c] * radial + (tn > Real(0) ? tg[c] * w.formation_glide : Real(0));
+        des[c] = r[c] * radial + (tn > Real(0) ? tg[c] * w.formation_glide : Real(0)) -
+                 Real(2) * (sc[c] - scr * r[c]) / w.formation_settle;
       steer_to<Real, D>(b.formation, des, v, term);
       add("formation");
     }
@@ -781,8 +514,8 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
   if (rec) {
     for (int c = 0; c < D; ++c) rec->total[c] = double(force[c]);
   }
-  drive<Real, D>(m, kp, p, v, force, p_out, v_out);
-  if (w.obstacles) push_out<Real, D>(m, p_out, v_out);
+  drive<Real, D>(m, kp, hint, p, v, force, p_out, v_out);
+  if (w.obstacles) push_out<Real, D>(m, p, p_out, v_out, b.vehicle == Vehicle::turn_rate);
 }
 
 }  // namespace boids

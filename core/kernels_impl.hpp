@@ -314,6 +314,7 @@ struct Finish {
     const B max_speed = P::splat(kp.max_speed), min_speed = P::splat(kp.min_speed);
     const B dt = P::splat(f.dt), size = P::splat(f.size), inv_size = P::splat(f.inv_size);
     const B two_size = P::splat(Real(2) * f.size), minus_one = P::splat(Real(-1));
+    const B below_size = P::splat(std::nextafter(f.size, Real(0)));
     for (std::uint32_t b = 0; b < count; b += W) {
       const std::uint32_t n = count - b < std::uint32_t(W) ? count - b : std::uint32_t(W);
       // AoS sums and the slots' state into lanes; a short last batch repeats its last boid.
@@ -374,6 +375,9 @@ struct Finish {
           // (xsimd's unary minus is 0 - v on AVX-512F, which does not: the finish test).
           nv[c] = P::sel(P::or_(below, above), nv[c] * minus_one, nv[c]);
           x[c] = P::sel(below, x[c] * minus_one, P::sel(above, two_size - x[c], x[c]));
+          // reflect_coordinate(): strictly inside [0, L), x == L goes to the value below L.
+          x[c] = P::sel(x[c] >= size, below_size, x[c]);
+          x[c] = P::sel(x[c] < zero, zero, x[c]);
         }
       }
       alignas(64) Real o[2 * D][W];

@@ -35,6 +35,7 @@ struct ModelParams {
   int dims = 3;
   Boundary boundary = Boundary::wrap;
   Real size = 0, inv_size = 0, dt = 0;
+  Real below_size = 0;  // nextafter(size, 0): the reflecting wall's largest inside value
   KindParams<Real> kind[kKindCount];
   WorldBehaviour<Real> beh;
 
@@ -44,6 +45,7 @@ struct ModelParams {
     m.boundary = d.boundary;
     m.size = Real(d.size);
     m.inv_size = Real(1.0 / d.size);
+    m.below_size = std::nextafter(m.size, Real(0));
     m.dt = Real(d.dt);
     for (int k = 0; k < kKindCount; ++k) {
       const RuleDef& r = d.kinds[k].rules;
@@ -153,20 +155,38 @@ inline void flock_force(const KindParams<Real>& kp, const FlockSums<Real>& s, co
   }
 }
 
-/// Steps 5 (speed limits, when `limit_speed`) and 6 (position and boundary) for a velocity
-/// `nv` already updated by the force. Shared by integrate() and the vehicle models.
+/// Step 6's reflecting wall for one coordinate: a position past a wall is mirrored back and
+/// that velocity component flips; the result lies strictly inside [0, L) (a boid landing
+/// exactly on the far wall x = L, or mirrored onto it, is put on the largest value below L,
+/// so a state read back from a file is always a valid state). `below_size` = nextafter(L, 0).
+template <class Real>
+inline void reflect_coordinate(Real size, Real below_size, Real& x, Real& v) {
+  if (x < Real(0)) {
+    x = -x;
+    v = -v;
+  } else if (x >= size) {
+    x = Real(2) * size - x;
+    v = -v;
+  }
+  if (x >= size) x = below_size;
+  if (x < Real(0)) x = Real(0);
+}
+
+/// Steps 5 (speed limits [min_speed, max_speed], when `limit_speed`) and 6 (position and
+/// boundary) for a velocity `nv` already updated by the force. Shared by integrate() and the
+/// vehicle models, which may pass limits other than the kind's (docs/behaviours.md).
 template <class Real, int D>
-inline void move(const ModelParams<Real>& m, const KindParams<Real>& kp, const Real* p, Real* nv,
-                 bool limit_speed, Real* p_out, Real* v_out) {
+inline void move_limited(const ModelParams<Real>& m, Real max_speed, Real min_speed, const Real* p,
+                         Real* nv, bool limit_speed, Real* p_out, Real* v_out) {
   if (limit_speed) {
     Real s2 = 0;
     for (int c = 0; c < D; ++c) s2 += nv[c] * nv[c];
     const Real s = std::sqrt(s2);
-    if (s > kp.max_speed) {
-      const Real scale = kp.max_speed / s;
+    if (s > max_speed) {
+      const Real scale = max_speed / s;
       for (int c = 0; c < D; ++c) nv[c] *= scale;
-    } else if (s > Real(0) && s < kp.min_speed) {
-      const Real scale = kp.min_speed / s;
+    } else if (s > Real(0) && s < min_speed) {
+      const Real scale = min_speed / s;
       for (int c = 0; c < D; ++c) nv[c] *= scale;
     }
   }
@@ -178,17 +198,18 @@ inline void move(const ModelParams<Real>& m, const KindParams<Real>& kp, const R
       if (x >= m.size) x -= m.size;
       if (x < Real(0)) x = Real(0);
     } else if (m.boundary == Boundary::reflect) {
-      if (x < Real(0)) {
-        x = -x;
-        nv[c] = -nv[c];
-      } else if (x >= m.size) {
-        x = Real(2) * m.size - x;
-        nv[c] = -nv[c];
-      }
+      reflect_coordinate(m.size, m.below_size, x, nv[c]);
     }
     p_out[c] = x;
     v_out[c] = nv[c];
   }
+}
+
+/// move_limited() with the kind's own speed limits.
+template <class Real, int D>
+inline void move(const ModelParams<Real>& m, const KindParams<Real>& kp, const Real* p, Real* nv,
+                 bool limit_speed, Real* p_out, Real* v_out) {
+  move_limited<Real, D>(m, kp.max_speed, kp.min_speed, p, nv, limit_speed, p_out, v_out);
 }
 
 /// Steps 4 (clamp), 5 and 6: turns a total steering force into the new velocity and

@@ -288,6 +288,7 @@ void behaviour_fields(std::vector<Field>& f, const std::string& p, KindDef& kd) 
   f.push_back(number(bs + "follow_leader", &b.follow_leader));
   f.push_back(number(bs + "follow_distance", &b.follow_distance));
   f.push_back(number(bs + "flee_predators", &b.flee_predators));
+  f.push_back(number(bs + "flee_boost", &b.flee_boost));
   f.push_back(number(bs + "evade_predators", &b.evade_predators));
   f.push_back(number(bs + "chase", &b.chase));
   f.push_back(choice(bs + "chase_mode", &b.chase_mode,

@@ -91,6 +91,8 @@ std::optional<FieldError> check_kind_behaviour(const WorldDef& d, int k) {
     if (!std::isfinite(x) || !(x > 0))
       return bad(bs + key, "must be a finite number > 0, got " + num(x));
   }
+  if (!std::isfinite(b.flee_boost) || b.flee_boost < 1)
+    return bad(bs + "flee_boost", "must be a finite number >= 1, got " + num(b.flee_boost));
   if (b.wander != 0 && !(b.wander_radius < b.wander_distance))
     return bad(bs + "wander_radius", "must be < behaviour.wander_distance (" +
                                          num(b.wander_distance) + "), got " + num(b.wander_radius));

@@ -373,20 +373,33 @@ TEST_CASE("the abm profile reproduces the ABM comparison's velocity rule", "[beh
   CHECK(s.vy[1] == Approx(wy / m).margin(1e-9));
 }
 
-TEST_CASE("prey flee a predator they see with 10x separation", "[behaviour]") {
-  // Prey 0 at (10,10), predator 1 at (13,10) (3 < prey radius 9): d = (3,0), |d|^2 = 9:
-  // F = -15 * (3,0) / 9 = (-5,0) -> v' = (-5,0) clamped to max_speed 4.
+TEST_CASE("prey escape a predator they see, away and out of its path, boosted", "[behaviour]") {
+  // Prey 0 at (10,10) at rest, predator 1 at (13,10) (3 < prey radius 9): a = (-1,0).
+  // Predator heading (0,1): a.h = 0, e = 2a = (-1,0) normalised; desired = flee_boost 1.5 *
+  // max_speed 4 = 6 along e; F = 1 * ((-6,0) - 0) -> v' = (-6,0): the boosted limit is 6.
   WorldDef d = lone_def(2, 2);
   d.predators = 1;
   d.kinds[1].behaviour.chase = 0;
-  State init = make_state(2, {10, 10, 13, 10}, {0, 0, 0, 0});
+  REQUIRE(d.kinds[0].behaviour.flee_predators == 1.0);
+  REQUIRE(d.kinds[0].behaviour.flee_boost == 1.5);
+  State init = make_state(2, {10, 10, 13, 10}, {0, 0, 0, 2});
   init.kind = {0, 1};
   State s = step_once(d, init);
-  CHECK(s.vx[0] == Approx(-4).margin(kTol));
+  CHECK(s.vx[0] == Approx(-6).margin(kTol));
   CHECK(s.vy[0] == Approx(0).margin(kTol));
-  d.kinds[0].behaviour.flee_predators = 0.3;  // F = -0.3 * 3 / 9 = -0.1
+  // Predator heading (-1,1)/sqrt2 (across the prey's front): a.h = 1/sqrt2,
+  // e = (-2,0) - (-0.5,0.5) = (-1.5,-0.5) -> (-0.948683,-0.316228); w = 0.5: v' = 3 e.
+  d.kinds[0].behaviour.flee_predators = 0.5;
+  init.vx[1] = -std::sqrt(2.0);
+  init.vy[1] = std::sqrt(2.0);
   s = step_once(d, init);
-  CHECK(s.vx[0] == Approx(-0.1).margin(kTol));
+  CHECK(s.vx[0] == Approx(-2.846050).margin(kTol));
+  CHECK(s.vy[0] == Approx(-0.948683).margin(kTol));
+  // A predator out of sight (farther than 9): no term, no boost.
+  init.x[1] = 30;
+  s = step_once(d, init);
+  CHECK(s.vx[0] == 0);
+  CHECK(s.vy[0] == 0);
 }
 
 TEST_CASE("prey evade the predicted position of the nearest predator", "[behaviour]") {
@@ -451,7 +464,7 @@ TEST_CASE("prey keep a larger distance from a predator with flee on", "[behaviou
     }
     return best;
   };
-  const double on = closest(15), off = closest(0);
+  const double on = closest(1), off = closest(0);
   INFO("closest approach: flee on " << on << ", off " << off);
   CHECK(off < 0.6);
   CHECK(on > 3 * off);

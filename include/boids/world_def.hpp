@@ -88,9 +88,11 @@ struct VehicleDef {
 };
 
 /// Steering behaviours of one kind: each term is weight * (its steering vector), added to the
-/// flocking force before the vehicle limits. Every weight is 0 (off) by default, except the
-/// predator/prey terms, which act only when predators exist, and the leaders' arrive.
-/// docs/behaviours.md has every equation.
+/// flocking force before the vehicle limits. Every weight here is 0 (off); the kinds' default
+/// definitions (boid_kind_def(), predator_kind_def(), leader_kind_def()) switch on the three
+/// terms that only act when the other kind is present: boids flee predators, predators chase
+/// boids, leaders arrive at the goal. docs/behaviours.md has every equation and a table of
+/// every key's default per kind.
 struct BehaviourDef {
   double seek = 0.0;             ///< steer at max_speed toward the goal
   double arrive = 0.0;           ///< steer to the goal, slowing so as to stop on it
@@ -102,11 +104,12 @@ struct BehaviourDef {
   double wander_distance = 4.0;  ///< distance of the wander circle ahead (u)
   double wander_radius = 2.0;    ///< radius of the wander circle (u), < wander_distance
   double wander_period = 1.0;    ///< seconds between independent wander points (s)
-  double follow_leader = 0.0;    ///< arrive at a point behind the nearest leader
-  double follow_distance = 2.0;  ///< that point lies this far behind the leader (u)
-  double flee_predators = 15.0;  ///< prey: sum of -d/|d|^2 over predators seen (10x sep.)
+  double follow_leader = 0.0;    ///< arrive near the nearest leader (behind it while it moves)
+  double follow_distance = 2.0;  ///< the follow point lies this far behind the leader (u)
+  double flee_predators = 0.0;   ///< prey: escape the predators seen (away and out of their path)
+  double flee_boost = 1.5;       ///< prey: max_speed multiplier while escaping (>= 1)
   double evade_predators = 0.0;  ///< prey: evade the nearest predator seen (predicted position)
-  double chase = 1.0;            ///< predators: steer to the prey they see
+  double chase = 0.0;            ///< predators: steer to the prey they see
   ChaseMode chase_mode = ChaseMode::centroid;  ///< predators: what to chase
   double avoid = 0.0;                          ///< steer around obstacles ahead / near
   double avoid_distance = 5.0;                 ///< look-ahead and margin of obstacle avoidance (u)
@@ -128,12 +131,20 @@ struct KindDef {
   BehaviourDef behaviour;
 };
 
+/// Default parameters of boids (kind 0): the standard model; they escape predators they see.
+inline KindDef boid_kind_def() {
+  KindDef k;
+  k.behaviour.flee_predators = 1.0;
+  return k;
+}
+
 /// Default parameters of predators: they see 3x farther than boids, are faster and chase.
 inline KindDef predator_kind_def() {
   KindDef k;
   k.rules.radius = 27.0;
   k.motion.max_speed = 6.0;
   k.motion.max_force = 3.0;
+  k.behaviour.chase = 1.0;
   return k;
 }
 
@@ -189,9 +200,9 @@ struct WorldDef {
   std::uint32_t leaders = 0;           ///< of those, leaders (kind 2): the highest ids
   std::uint64_t seed = 1;              ///< seeds the counter-based generator (seed, id)
   double dt = 0.1;                     ///< time step (s)
-  /// Per-kind rules, motion, vehicle and behaviours; [0] = boids, [1] = predators (3x the
-  /// boids' radius, faster, chase = 1), [2] = leaders (arrive = 1 at the goal).
-  KindDef kinds[kKindCount] = {KindDef{}, predator_kind_def(), leader_kind_def()};
+  /// Per-kind rules, motion, vehicle and behaviours; [0] = boids (flee_predators = 1),
+  /// [1] = predators (3x the boids' radius, faster, chase = 1), [2] = leaders (arrive = 1).
+  KindDef kinds[kKindCount] = {boid_kind_def(), predator_kind_def(), leader_kind_def()};
   Profile profile = Profile::standard;   ///< rule profile of kind 0 (see Profile)
   std::vector<double> goal;              ///< goal/destination (world.dims numbers); empty = centre
   TargetDef target;                      ///< scripted moving target
