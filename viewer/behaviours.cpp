@@ -169,7 +169,10 @@ bool behaviour_controls(WorldDef& def, int k) {
   ch |= weight("evade target", b.evade, 5);
   ch |= weight("wander", b.wander, 5);
   ch |= weight("follow leader", b.follow_leader, 5);
-  if (k == 0) ch |= weight("flee predators", b.flee_predators, 50, 15);
+  if (k == 0) {
+    ch |= weight("flee predators", b.flee_predators, 10);
+    if (b.flee_predators > 0) ch |= value("flee speed boost", b.flee_boost, 1, 3);
+  }
   if (k == 1) ch |= weight("chase prey", b.chase, 5);
   ch |= weight("avoid obstacles", b.avoid, 10);
   ch |= weight("containment", b.containment, 10);
