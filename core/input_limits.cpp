@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -179,6 +180,23 @@ std::uint64_t memory_limit_bytes() {
     if (auto l = parse_memory_limit(env)) limit = std::min(limit, *l);
   }
   return limit;
+}
+
+void check_state_values(const State& s, const WorldDef& def, const std::string& what) {
+  const double hi = max_magnitude(def.precision);
+  const std::vector<double>* comps[6] = {&s.x, &s.y, &s.z, &s.vx, &s.vy, &s.vz};
+  for (int c = 0; c < 6; ++c) {
+    const std::vector<double>& v = *comps[c];
+    for (std::size_t r = 0; r < v.size(); ++r) {
+      if (std::isfinite(v[r]) && std::fabs(v[r]) > hi) {
+        std::ostringstream os;
+        os << what << ": " << (c < 3 ? "position" : "velocity") << " of row " << r << " is " << v[r]
+           << ", more than " << hi << " in magnitude (the limit in a "
+           << (def.precision == Precision::f32 ? "float" : "double") << " world)";
+        throw Error(os.str());
+      }
+    }
+  }
 }
 
 std::uint64_t bytes_per_boid(const WorldDef& def) {

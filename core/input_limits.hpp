@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "boids/world_def.hpp"
+#include "boids/world.hpp"
 
 namespace boids {
 
@@ -40,6 +40,16 @@ std::optional<std::uint64_t> parse_memory_limit(std::string_view text);
 /// cgroup v1 memory.limit_in_bytes and, when set, the environment variable
 /// BOIDS_MEMORY_LIMIT (bytes; it can only lower the limit).
 std::uint64_t memory_limit_bytes();
+
+/// The largest magnitude any number of a def or a state may have in a world of this precision
+/// (1e12 for float, 1e100 for double), so that the model's products of two or three of them
+/// stay finite; numbers the model divides by must be at least its inverse.
+inline double max_magnitude(Precision p) { return p == Precision::f32 ? 1e12 : 1e100; }
+
+/// Throws Error "WHAT: position (or velocity) of row R is V, more than M in magnitude ..."
+/// when a state value is finite as a double but too large for the world's precision (1e39
+/// becomes inf in float). Non-finite values are left to the engine's own checks.
+void check_state_values(const State& s, const WorldDef& def, const std::string& what);
 
 /// Upper bound on the bytes one boid costs in a world of `def` (both engines, every buffer).
 std::uint64_t bytes_per_boid(const WorldDef& def);

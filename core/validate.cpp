@@ -1,5 +1,7 @@
 #include "core/validate.hpp"
 
+#include "core/input_limits.hpp"
+
 #include <cmath>
 #include <sstream>
 #include <string_view>
@@ -179,7 +181,7 @@ std::optional<FieldError> check_behaviour_world(const WorldDef& d) {
 // give them their own message.
 std::optional<FieldError> check_magnitudes(const WorldDef& d) {
   const bool f32 = d.precision == Precision::f32;
-  const double hi = f32 ? 1e12 : 1e100, lo = f32 ? 1e-12 : 1e-100;
+  const double hi = max_magnitude(d.precision), lo = 1 / hi;
   const char* world = f32 ? " in a float world" : " in a double world";
   auto check = [&](const std::string& key, double v, bool divides) -> std::optional<FieldError> {
     if (!std::isfinite(v)) return std::nullopt;
@@ -320,6 +322,10 @@ std::optional<FieldError> check_def(const WorldDef& d) {
     if (k == 0 && d.boundary == Boundary::wrap && !(r.radius < d.size / 2))
       return bad(p + "rules.radius", "must be < world.size / 2 (" + num(d.size / 2) +
                                          ") in a wrapping world, got " + num(r.radius));
+    if (!(m.max_speed * d.dt <= max_magnitude(d.precision)))
+      return bad(p + "motion.max_speed", "times motion.dt must be at most " +
+                                             num(max_magnitude(d.precision)) +
+                                             " (a step longer than that overflows the model)");
     if (d.boundary != Boundary::open && !(m.max_speed * d.dt < d.size))
       return bad(p + "motion.max_speed",
                  "times motion.dt must be < world.size so a boid cannot cross the box in one step");

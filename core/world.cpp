@@ -57,7 +57,10 @@ std::uint64_t World::step_count() const noexcept { return engine_->step_count();
 int World::dims() const noexcept { return engine_->def().dims; }
 Precision World::precision() const noexcept { return engine_->precision(); }
 State World::state() const { return engine_->state(); }
-void World::set_state(const State& s) { engine_->set_state(s); }
+void World::set_state(const State& s) {
+  check_state_values(s, def(), "set_state");
+  engine_->set_state(s);
+}
 std::uint64_t World::state_hash() const { return engine_->state_hash(); }
 std::span<const std::uint8_t> World::kinds() const { return engine_->kinds(); }
 std::span<const std::uint32_t> World::ids() const { return engine_->ids(); }

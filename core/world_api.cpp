@@ -18,6 +18,7 @@ std::uint32_t World::add_boids(std::uint32_t count, Kind kind) {
 
 std::uint32_t World::add_boids(const State& rows) {
   check_boid_count(std::uint64_t(engine_->count()) + rows.x.size(), def(), "add_boids: count");
+  check_state_values(rows, def(), "add_boids");
   return engine_->add_rows(rows);
 }
 
@@ -67,6 +68,7 @@ World World::load(const std::string& path, const LoadOptions& options) {
   d.def.host_context = options.host_context;
   World w = World::create(d.def);
   try {
+    check_state_values(d.state, d.def, "restore");
     w.engine_->restore(d.state, d.step_count, d.next_id);
   } catch (const Error& e) {
     throw Error(path + ": " + e.what());
