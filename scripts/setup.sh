@@ -9,6 +9,7 @@ packages=(
   libbenchmark-dev
   libglfw3-dev libepoxy-dev libimgui-dev libstb-dev libgl1-mesa-dri xvfb xauth
   python3 python3-numpy
+  clang-14 libclang-rt-14-dev
 )
 
 missing=()
