@@ -101,6 +101,8 @@ int run(RunOptions& o) {
                                                      "<built-in default scenario>", sets)
                              : boids::load_scenario(o.scenario, sets);
   }
+  // The count must fit before anything the size of the flock is read or allocated.
+  if (!loaded) boids::check_boid_count(def.count, def, "boids.count");
   boids::State init;
   if (!o.init.empty()) {
     const std::size_t n = loaded ? loaded->count() : def.count;

@@ -1,5 +1,6 @@
 #include "core/state_csv.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -42,12 +43,12 @@ std::string_view trim(std::string_view s) {
 State read_state_csv(const std::string& path, int dims, std::size_t count) {
   // A row is a few dozen bytes; 1 KiB per boid leaves room for any spacing, and the file is
   // refused before it is read when it could not be a state of `count` boids.
-  return parse_state_csv(
-      read_input_file(path, "state file", 4096 + std::uint64_t(count) * 1024), path, dims, count);
+  const std::uint64_t limit =
+      std::min(4096 + std::uint64_t(count) * 1024, memory_limit_bytes() / 4);
+  return parse_state_csv(read_input_file(path, "state file", limit), path, dims, count);
 }
 
-State parse_state_csv(std::string_view text, const std::string& path, int dims,
-                      std::size_t count) {
+State parse_state_csv(std::string_view text, const std::string& path, int dims, std::size_t count) {
   auto fail = [&](std::size_t line, const std::string& msg) {
     throw Error(path + ":" + std::to_string(line) + ": " + msg);
   };

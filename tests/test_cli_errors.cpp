@@ -129,6 +129,10 @@ TEST_CASE("control bytes in arguments are escaped", "[cli][input]") {
 TEST_CASE("memory limits are checked against the limit this process may use", "[cli][input]") {
   check_one_line(run("run --steps 1 --set boids.count=2000000", "BOIDS_MEMORY_LIMIT=1000000"),
                  "boids.count: 2000000 boids need about");
+  // Checked before the --init file is even opened.
+  check_one_line(run("run --steps 1 --set boids.count=2000000 --init /nonexistent/init.csv",
+                     "BOIDS_MEMORY_LIMIT=1000000"),
+                 "boids.count: 2000000 boids need about");
 }
 
 TEST_CASE("seeds up to 2^64-1 pass through the CLI and snapshots", "[cli][input]") {
