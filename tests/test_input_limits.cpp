@@ -76,7 +76,7 @@ TEST_CASE("deeply nested or dotted TOML is refused before parsing", "[input]") {
                       Contains("unknown section"));
 }
 
-TEST_CASE("--set overrides are capped like files", "[input]") {
+TEST_CASE("overrides given with --set are capped like files", "[input]") {
   const std::string def(boids::default_scenario_text());
   REQUIRE_THROWS_WITH(boids::parse_scenario(def, "d", {dotted(200000) + "=1"}),
                       Contains("--set") && Contains("dotted parts"));
