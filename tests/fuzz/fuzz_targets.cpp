@@ -24,7 +24,7 @@ namespace boids::fuzz {
 namespace {
 
 // Worlds the harness steps stay small so that one input takes microseconds, not seconds.
-constexpr std::uint32_t kMaxFuzzBoids = 512;
+constexpr std::uint32_t kMaxFuzzBoids = 64;
 
 std::string_view as_text(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};
