@@ -1,16 +1,20 @@
 // The `boids` command-line program: runs a scenario with either engine and reads/writes
-// state files. Every input is validated before the first step; errors are one line on stderr
-// and a non-zero exit status.
+// state files. Every input is validated before the first step; every error, whether found by
+// the option parser or later, is one line "boids: error: ..." on stderr and exit status 2.
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <optional>
 
 #include "boids/world.hpp"
 #include "cli/metrics_output.hpp"
 #include "cli/sweep.hpp"
 #include "core/engine.hpp"
+#include "core/input_limits.hpp"
 #include "core/record.hpp"
 #include "core/scenario.hpp"
 #include "core/state_csv.hpp"
@@ -18,12 +22,14 @@
 
 namespace {
 
+// Numbers are taken as text and parsed here, so that every mistake gets a message naming the
+// option and the accepted range (CLI11's validators say "not in range" for "abc").
 struct RunOptions {
   std::string scenario;
-  int steps = 100;
+  std::string steps_text = "100";
   std::string engine;
-  int threads = -1;
-  long long seed = -1;
+  std::string threads_text;
+  std::string seed_text;
   std::string init;
   std::string out;
   std::vector<std::string> sets;
@@ -31,11 +37,54 @@ struct RunOptions {
   std::string save;    // snapshot written after the last step
   std::string load;    // snapshot to continue instead of a scenario
   std::string record;  // trajectory file (.csv: CSV, .h5/.h5md: H5MD, else binary)
+  std::string every_text = "1";
+  // Parsed from the texts above by finish_options().
+  int steps = 100;
+  int threads = -1;
+  std::optional<std::uint64_t> seed;
   long long every = 1;
   boids::cli::MetricsOptions metrics;  // --metrics, --metrics-every, --metrics-kind
   int record_compress = 0;             // H5MD deflate level, 0 = off
   long long init_frame = -1;           // frame of an --init FILE.h5, -1 = the last
 };
+
+// An unsigned decimal integer in [lo, hi], or Error "OPTION: ...".
+std::uint64_t parse_uint(const std::string& option, const std::string& text, std::uint64_t lo,
+                         std::uint64_t hi) {
+  std::uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || ptr != end || v < lo || v > hi)
+    throw boids::Error(option + ": expected an integer between " + std::to_string(lo) + " and " +
+                       std::to_string(hi) + ", got \"" + text + "\"");
+  return v;
+}
+
+void finish_options(RunOptions& o) {
+  constexpr auto int_max = std::uint64_t(std::numeric_limits<std::int32_t>::max());
+  o.steps = int(parse_uint("--steps", o.steps_text, 0, int_max));
+  if (!o.threads_text.empty()) o.threads = int(parse_uint("--threads", o.threads_text, 0, 1024));
+  if (!o.seed_text.empty())
+    o.seed = parse_uint("--seed", o.seed_text, 0, std::numeric_limits<std::uint64_t>::max());
+  o.every = (long long)parse_uint("--every", o.every_text, 1, int_max);
+  if (!o.engine.empty() && o.engine != "naive" && o.engine != "grid" && o.engine != "grid-rows" &&
+      o.engine != "cluster")
+    throw boids::Error("--engine: expected naive, grid, grid-rows or cluster, got \"" + o.engine +
+                       "\"");
+}
+
+// True when every position and velocity is finite (the model never makes NaN from valid
+// input; this guards the files against a bug ever writing one).
+template <class Real>
+bool all_finite(const boids::World& w) {
+  const boids::ComponentsView<Real> p = w.positions<Real>(), v = w.velocities<Real>();
+  for (const auto& comp : {p.x, p.y, p.z, v.x, v.y, v.z}) {
+    for (Real x : comp) {
+      if (!std::isfinite(x)) return false;
+    }
+  }
+  return true;
+}
 
 const char* engine_name(boids::EngineKind e) {
   return e == boids::EngineKind::naive     ? "naive"
@@ -43,16 +92,8 @@ const char* engine_name(boids::EngineKind e) {
                                            : "grid";
 }
 
-// Fails early when `path` cannot be written, before any step runs.
-void check_writable(const std::string& path) {
-  const std::string probe = path + ".probe.tmp";
-  std::FILE* f = std::fopen(probe.c_str(), "wb");
-  if (!f) throw boids::Error(path + ": cannot write here (directory missing or not writable)");
-  std::fclose(f);
-  std::remove(probe.c_str());
-}
-
-int run(const RunOptions& o) {
+int run(RunOptions& o) {
+  finish_options(o);
   // Everything is read and checked before the first step, so bad input never costs a run.
   std::optional<boids::World> loaded;
   boids::WorldDef def;
@@ -79,7 +120,7 @@ int run(const RunOptions& o) {
     std::vector<std::string> sets = o.sets;
     if (!o.engine.empty()) sets.push_back("engine.kind=\"" + o.engine + "\"");
     if (o.threads >= 0) sets.push_back("engine.threads=" + std::to_string(o.threads));
-    if (o.seed >= 0) sets.push_back("boids.seed=" + std::to_string(o.seed));
+    if (o.seed) sets.push_back("boids.seed=\"" + std::to_string(*o.seed) + "\"");
     if (h5_init) frame.emplace(boids::h5md::read_frame(o.init, o.init_frame));
     def = !o.scenario.empty() ? boids::load_scenario(o.scenario, sets)
           : frame
@@ -87,15 +128,18 @@ int run(const RunOptions& o) {
               : boids::parse_scenario(boids::default_scenario_text(), "<built-in default scenario>",
                                       sets);
   }
+  // The count must fit before anything the size of the flock is read or allocated.
+  if (!loaded) boids::check_boid_count(def.count, def, "boids.count");
   boids::State init;
   if (!o.init.empty() && !h5_init) {
     const std::size_t n = loaded ? loaded->count() : def.count;
     init = boids::read_state_csv(o.init, def.dims, n);
   }
-  if (!o.out.empty()) check_writable(o.out);
-  if (!o.save.empty()) check_writable(o.save);
-  if (!o.record.empty()) check_writable(o.record);
-  if (!o.metrics.path.empty()) check_writable(o.metrics.path);
+  // Outputs fail here, before the first step, not after a long run.
+  if (!o.out.empty()) boids::check_output_path(o.out);
+  if (!o.save.empty()) boids::check_output_path(o.save);
+  if (!o.record.empty()) boids::check_output_path(o.record);
+  if (!o.metrics.path.empty()) boids::check_output_path(o.metrics.path);
 
   boids::World world = loaded  ? std::move(*loaded)
                        : frame ? boids::h5md::world_from_frame(def, *frame, o.init)
@@ -151,6 +195,10 @@ int run(const RunOptions& o) {
     }
     if (met && (done % met->every() == 0 || done == o.steps)) observe(met->row(world));
   }
+  const bool finite =
+      def.precision == boids::Precision::f64 ? all_finite<double>(world) : all_finite<float>(world);
+  if (!finite)
+    throw boids::Error("the state became non-finite during the run; nothing was written");
   if (rec) rec->finish();
   if (h5rec) h5rec->finish();
   if (met) met->finish();
@@ -165,6 +213,14 @@ int run(const RunOptions& o) {
   return 0;
 }
 
+// The one way the program reports an error: one line, control bytes escaped, status 2.
+int fail(const std::string& message) {
+  std::string line = message;
+  while (!line.empty() && line.back() == '\n') line.pop_back();
+  std::cerr << "boids: error: " << boids::escape_control(line) << "\n";
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -176,18 +232,15 @@ int main(int argc, char** argv) {
   CLI::App* run_cmd = app.add_subcommand("run", "Run a scenario for a number of steps");
   run_cmd->add_option("--scenario", o.scenario,
                       "Scenario TOML file (default: the built-in 3D scenario, 10,000 boids)");
-  run_cmd->add_option("--steps", o.steps, "Number of steps to run")
-      ->check(CLI::NonNegativeNumber)
+  run_cmd->add_option("--steps", o.steps_text, "Number of steps to run (0 to 2147483647)")
       ->capture_default_str();
-  run_cmd
-      ->add_option("--engine", o.engine,
-                   "Stepper: naive (O(n^2) reference), grid (fast; = grid-rows) or cluster "
-                   "(grid with cluster-pair kernels)")
-      ->check(CLI::IsMember({"naive", "grid", "grid-rows", "cluster"}));
-  run_cmd->add_option("--threads", o.threads, "Worker threads; 0 = all cores, 1 = no workers")
-      ->check(CLI::Range(0, 1024));
-  run_cmd->add_option("--seed", o.seed, "Seed of the initial state (overrides boids.seed)")
-      ->check(CLI::NonNegativeNumber);
+  run_cmd->add_option("--engine", o.engine,
+                      "Stepper: naive (O(n^2) reference), grid (fast; = grid-rows) or cluster "
+                      "(grid with cluster-pair kernels)");
+  run_cmd->add_option("--threads", o.threads_text,
+                      "Worker threads, 0 to 1024; 0 = all cores, 1 = no workers");
+  run_cmd->add_option("--seed", o.seed_text,
+                      "Seed of the initial state, 0 to 2^64-1 (overrides boids.seed)");
   CLI::Option* init_opt = run_cmd->add_option(
       "--init", o.init,
       "Start from this state CSV, or from a frame of an H5MD recording (.h5, .h5md: its "
@@ -212,8 +265,7 @@ int main(int argc, char** argv) {
       "--record", o.record,
       "Write the trajectory here: H5MD if it ends in .h5 or .h5md (plus FILE.xdmf for "
       "ParaView), CSV if it ends in .csv, else binary (docs/formats.md)");
-  run_cmd->add_option("--every", o.every, "With --record: steps between recorded frames")
-      ->check(CLI::PositiveNumber)
+  run_cmd->add_option("--every", o.every_text, "With --record: steps between recorded frames")
       ->needs(record_opt)
       ->capture_default_str();
   run_cmd
@@ -228,21 +280,22 @@ int main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(std::string(e.what()) + " (see boids run --help)");
   }
   try {
     if (run_cmd->parsed()) return run(o);
     if (sweep_cmd->parsed()) return boids::cli::run_sweep(sweep);
-  } catch (const boids::Error& e) {
-    std::cerr << "boids: error: " << e.what() << "\n";
-    return 1;
   } catch (const std::bad_alloc&) {
-    std::cerr << "boids: error: out of memory\n";
-    return 1;
+    return fail("out of memory");
   } catch (const std::exception& e) {
-    std::cerr << "boids: error: " << e.what() << "\n";
-    return 1;
+    return fail(e.what());
   }
   return 0;
 }

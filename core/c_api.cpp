@@ -10,14 +10,15 @@
 
 #include "boids/world.hpp"
 #include "core/c_api_internal.hpp"
+#include "core/input_limits.hpp"
 #include "core/scenario.hpp"
 
 namespace {
 
 thread_local std::string g_last_error;
 
-boids_status fail(boids_status s, std::string message) {
-  g_last_error = std::move(message);
+boids_status fail(boids_status s, const std::string& message) {
+  g_last_error = boids::escape_control(message);  // one line, whatever the input held
   return s;
 }
 
@@ -77,7 +78,8 @@ boids::WorldDef to_cpp(const boids_world_def& c) {
   return d;
 }
 
-// Keeps behaviour fields the C struct cannot express: starts from the world's current def.
+// Keeps what the C struct cannot express (behaviours, vehicles, goals, obstacles, ...): starts
+// from the world's current def and takes only the C struct's own fields from `c`.
 boids::WorldDef to_cpp_over(const boids_world_def& c, const boids::WorldDef& base) {
   boids::WorldDef fromc = to_cpp(c);
   boids::WorldDef d = base;
@@ -89,7 +91,10 @@ boids::WorldDef to_cpp_over(const boids_world_def& c, const boids::WorldDef& bas
   d.leaders = fromc.leaders;
   d.seed = fromc.seed;
   d.dt = fromc.dt;
-  for (int k = 0; k < boids::kKindCount; ++k) d.kinds[k] = fromc.kinds[k];
+  for (int k = 0; k < boids::kKindCount; ++k) {
+    d.kinds[k].rules = fromc.kinds[k].rules;
+    d.kinds[k].motion = fromc.kinds[k].motion;
+  }
   d.engine = fromc.engine;
   d.precision = fromc.precision;
   d.threads = fromc.threads;
@@ -403,6 +408,7 @@ boids_status boids_world_add_with_state(boids_world* world, const double* positi
                                         size_t count, uint32_t* out_first_id) {
   return guard("boids_world_add_with_state", BOIDS_ERROR_INVALID_ARGUMENT, [&] {
     boids::World& w = W(world);
+    boids::check_boid_count(std::uint64_t(w.count()) + count, w.def(), "count");
     boids::State s;
     fill_rows(s, w.dims(), positions, velocities, kinds, count);
     const uint32_t first = w.add_boids(s);

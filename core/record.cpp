@@ -1,7 +1,5 @@
 #include "core/record.hpp"
 
-#include <unistd.h>
-
 #include <charconv>
 #include <cstring>
 
@@ -24,15 +22,9 @@ void append_number(std::string& out, T v) {
 }  // namespace
 
 Recorder::Recorder(const std::string& path, const World& w, std::uint64_t every)
-    : path_(path),
-      tmp_(path + ".tmp." + std::to_string(::getpid())),
-      csv_(ends_with(path, ".csv")),
-      dims_(w.dims()),
-      precision_(w.precision()) {
+    : path_(path), csv_(ends_with(path, ".csv")), dims_(w.dims()), precision_(w.precision()) {
   if (every == 0) throw Error("--every: must be at least 1");
-  f_ = std::fopen(tmp_.c_str(), "wb");
-  if (!f_) throw Error(path + ": cannot write here (cannot create " + tmp_ + ")");
-  std::setvbuf(f_, nullptr, _IOFBF, kBufferBytes);
+  file_ = std::make_unique<AtomicFile>(path, kBufferBytes);
   if (csv_) {
     line_ = dims_ == 3 ? "step,id,x,y,z,vx,vy,vz,kind\n" : "step,id,x,y,vx,vy,kind\n";
     write(line_.data(), line_.size());
@@ -47,16 +39,11 @@ Recorder::Recorder(const std::string& path, const World& w, std::uint64_t every)
   }
 }
 
-Recorder::~Recorder() {
-  if (f_) {
-    std::fclose(f_);
-    std::remove(tmp_.c_str());
-  }
-}
+Recorder::~Recorder() = default;  // an unfinished AtomicFile removes its temporary file
 
 void Recorder::write(const void* data, std::size_t bytes) {
-  if (bytes != 0 && std::fwrite(data, 1, bytes, f_) != bytes)
-    throw Error(path_ + ": write failed (disk full?)");
+  if (!file_) throw Error(path_ + ": recording already finished");
+  file_->write(data, bytes);
 }
 
 void Recorder::frame(const World& w) {
@@ -113,18 +100,9 @@ void Recorder::frame_csv(const World& w) {
 }
 
 void Recorder::finish() {
-  if (!f_) return;
-  const bool ok = std::fflush(f_) == 0 && !std::ferror(f_);
-  const bool closed = std::fclose(f_) == 0;
-  f_ = nullptr;
-  if (!ok || !closed) {
-    std::remove(tmp_.c_str());
-    throw Error(path_ + ": write failed (disk full?)");
-  }
-  if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-    std::remove(tmp_.c_str());
-    throw Error(path_ + ": cannot replace the file");
-  }
+  if (!file_) return;
+  std::unique_ptr<AtomicFile> f = std::move(file_);
+  f->commit();
 }
 
 }  // namespace boids

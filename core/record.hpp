@@ -1,15 +1,16 @@
 // Trajectory recording: the state every K steps, appended to a binary file with a small
 // header (docs/formats.md) or, when the file name ends in ".csv", to a CSV table. Writes go
 // through a large stdio buffer, straight from the engine's id-order views, so recording costs
-// the bytes it writes and nothing else. The file is written beside its final name and renamed
+// the bytes it writes and nothing else. The file is an AtomicFile (core/files.hpp), renamed
 // into place by finish(), so an interrupted run never leaves a truncated recording behind.
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
+#include <memory>
 #include <string>
 
 #include "boids/world.hpp"
+#include "core/files.hpp"
 
 namespace boids {
 
@@ -39,8 +40,8 @@ class Recorder {
   void frame_csv(const World& w);
   void write(const void* data, std::size_t bytes);
 
-  std::string path_, tmp_;
-  std::FILE* f_ = nullptr;
+  std::string path_;
+  std::unique_ptr<AtomicFile> file_;  // null once finished
   bool csv_ = false;
   int dims_ = 3;
   Precision precision_ = Precision::f32;

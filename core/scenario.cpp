@@ -5,14 +5,17 @@
 
 #include <toml++/toml.h>
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cmath>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <map>
 #include <sstream>
 
 #include "boids/world.hpp"
+#include "core/files.hpp"
+#include "core/input_limits.hpp"
 #include "core/validate.hpp"
 
 namespace boids {
@@ -70,7 +73,7 @@ std::string toml_double(double v) {
 }
 
 [[noreturn]] void fail(const std::string& where, const std::string& key, const std::string& msg) {
-  throw Error(where + ": " + key + ": " + msg);
+  throw Error(where + ": " + escape_control(key) + ": " + escape_control(msg));
 }
 
 std::string type_name(const toml::node& n) {
@@ -122,6 +125,34 @@ Field integer(std::string key, Int* target, std::int64_t lo, std::int64_t hi) {
             *target = static_cast<Int>(*i);
           },
           [target] { return std::to_string(*target); }};
+}
+
+// boids.seed: any u64. TOML integers stop at 2^63 - 1, so larger seeds are written (and may be
+// given) as a decimal string: seed = "18446744073709551615".
+Field seed_field(std::string key, std::uint64_t* target) {
+  return {key,
+          [key, target](const toml::node& n, const std::string& where) {
+            const std::string range = "must be an integer between 0 and 18446744073709551615";
+            if (auto i = n.value_exact<std::int64_t>()) {
+              if (*i < 0) fail(where, key, range + ", got " + std::to_string(*i));
+              *target = std::uint64_t(*i);
+              return;
+            }
+            auto s = n.value_exact<std::string>();
+            if (!s) fail(where, key, range + ", got " + type_name(n));
+            std::uint64_t v = 0;
+            const char* end = s->data() + s->size();
+            const auto [ptr, ec] = std::from_chars(s->data(), end, v);
+            if (s->empty() || ec != std::errc() || ptr != end || !std::isdigit((*s)[0]))
+              fail(where, key, range + " (a string of digits above 2^63 - 1), got \"" + *s + "\"");
+            *target = v;
+          },
+          [target] {
+            const std::string t = std::to_string(*target);
+            return *target > std::uint64_t(std::numeric_limits<std::int64_t>::max())
+                       ? "\"" + t + "\""
+                       : t;
+          }};
 }
 
 Field boolean(std::string key, bool* target) {
@@ -327,7 +358,7 @@ std::vector<Field> schema(WorldDef& d) {
       "world.profile", &d.profile,
       {{"standard", Profile::standard}, {"abm", Profile::abm}, {"vicsek", Profile::vicsek}}));
   f.push_back(integer("boids.count", &d.count, 0, std::numeric_limits<std::int32_t>::max()));
-  f.push_back(integer("boids.seed", &d.seed, 0, std::numeric_limits<std::int64_t>::max()));
+  f.push_back(seed_field("boids.seed", &d.seed));
   f.push_back(
       integer("predators.count", &d.predators, 0, std::numeric_limits<std::int32_t>::max()));
   f.push_back(integer("leaders.count", &d.leaders, 0, std::numeric_limits<std::int32_t>::max()));
@@ -393,7 +424,7 @@ std::string line_of(const std::string& name, const toml::source_region& src) {
 // Applies one --set override to the parsed table; returns its "section.key".
 std::string apply_override(toml::table& root, const std::string& arg,
                            std::map<std::string, std::string>& origins) {
-  const std::string where = "--set " + arg;
+  const std::string where = "--set " + escape_control(arg);
   const auto eq = arg.find('=');
   if (eq == std::string::npos || eq == 0) throw Error(where + ": expected section.key=value");
   const std::string key = arg.substr(0, eq);
@@ -401,7 +432,11 @@ std::string apply_override(toml::table& root, const std::string& arg,
   std::vector<std::string> parts;
   std::stringstream ss(key);
   for (std::string part; std::getline(ss, part, '.');) parts.push_back(part);
-  if (parts.size() < 2) throw Error(where + ": " + key + ": expected section.key=value");
+  if (parts.size() < 2 || key.back() == '.')
+    throw Error(where + ": " + escape_control(key) + ": expected section.key=value");
+  if (parts.size() > std::size_t(kMaxTomlDepth))
+    throw Error(where + ": key has more than " + std::to_string(kMaxTomlDepth) + " dotted parts");
+  check_toml_text("v = " + value, where);
   toml::table parsed;
   try {
     parsed = toml::parse("v = " + value);
@@ -410,13 +445,18 @@ std::string apply_override(toml::table& root, const std::string& arg,
     parsed = toml::table{{"v", value}};
   }
   toml::table* t = &root;
+  std::string section;
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    section += (i ? "." : "") + parts[i];
     toml::node* child = t->get(parts[i]);
-    if (!child) {
+    if (!child) {  // a section this override creates: errors about it name the override
       t->insert(parts[i], toml::table{});
       child = t->get(parts[i]);
+      origins.emplace(section, where);
     }
-    if (!child->is_table()) throw Error(where + ": " + key + ": " + parts[i] + " is not a section");
+    if (!child->is_table())
+      throw Error(where + ": " + escape_control(key) + ": " + escape_control(parts[i]) +
+                  " is not a section");
     t = child->as_table();
   }
   t->insert_or_assign(parts.back(), std::move(*parsed.get("v")));
@@ -526,6 +566,7 @@ std::string scenario_to_toml(const WorldDef& def_in) {
 
 WorldDef parse_scenario(std::string_view text, const std::string& name,
                         const std::vector<std::string>& overrides) {
+  check_toml_text(text, name);  // size and depth, before the recursive parser sees it
   toml::table root;
   try {
     root = toml::parse(text, name);
@@ -533,18 +574,13 @@ WorldDef parse_scenario(std::string_view text, const std::string& name,
     const auto& src = e.source();
     throw Error(name + ":" + std::to_string(src.begin.line) + ":" +
                 std::to_string(src.begin.column) +
-                ": TOML syntax error: " + std::string(e.description()));
+                ": TOML syntax error: " + escape_control(e.description()));
   }
   return build(root, name, overrides);
 }
 
 WorldDef load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open scenario file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw Error(path + ": cannot read scenario file");
-  return parse_scenario(ss.str(), path, overrides);
+  return parse_scenario(read_input_file(path, "scenario file", kMaxScenarioBytes), path, overrides);
 }
 
 }  // namespace boids

@@ -1,11 +1,12 @@
 #include "core/snapshot.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "core/engine.hpp"
+#include "core/files.hpp"
+#include "core/input_limits.hpp"
 #include "core/scenario.hpp"
 #include "core/state_csv.hpp"
 
@@ -141,6 +142,7 @@ SnapshotData decode_snapshot(std::string_view bytes, const std::string& name) {
   d.step_count = r.get<std::uint64_t>();
   d.next_id = r.get<std::uint32_t>();
   const std::size_t n = r.get<std::uint32_t>();
+  if (n > kMaxBoids) fail("snapshot holds " + std::to_string(n) + " boids, more than the limit");
   const auto dims = r.get<std::uint32_t>();
   const auto real_bytes = r.get<std::uint32_t>();
   const std::size_t toml_bytes = r.get<std::uint32_t>();
@@ -149,6 +151,7 @@ SnapshotData decode_snapshot(std::string_view bytes, const std::string& name) {
   const std::string toml(payload.substr(r.at, toml_bytes));
   r.at += toml_bytes;
   d.def = parse_scenario(toml, name + " (embedded scenario)");
+  check_boid_count(std::max<std::uint64_t>(n, d.def.count), d.def, name + ": boids.count");
   if (dims != std::uint32_t(d.def.dims) || (real_bytes != 4 && real_bytes != 8) ||
       (real_bytes == 8) != (d.def.precision == Precision::f64))
     fail("snapshot is inconsistent (dims or precision differ from its scenario)");
@@ -157,7 +160,7 @@ SnapshotData decode_snapshot(std::string_view bytes, const std::string& name) {
     fail("snapshot is inconsistent (payload size does not match its counts)");
 
   d.state.id.resize(n);
-  std::memcpy(d.state.id.data(), payload.data() + r.at, n * 4);
+  if (n != 0) std::memcpy(d.state.id.data(), payload.data() + r.at, n * 4);  // data() may be null
   r.at += n * 4;
   d.state.kind.assign(payload.begin() + std::ptrdiff_t(r.at),
                       payload.begin() + std::ptrdiff_t(r.at + n));
@@ -176,12 +179,9 @@ SnapshotData decode_snapshot(std::string_view bytes, const std::string& name) {
 }
 
 std::string read_file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw Error(path + ": cannot read file");
-  return std::move(ss).str();
+  // A snapshot of n boids is ~29n (float) bytes and becomes a state of 56n: refuse files that
+  // could not be loaded within the memory this process may use before reading them.
+  return read_input_file(path, "snapshot", memory_limit_bytes() / 4);
 }
 
 }  // namespace boids

@@ -32,7 +32,8 @@ std::string encode_snapshot(const World& world);
 /// foreign, truncated, corrupt or inconsistent snapshot, or one of another format version.
 SnapshotData decode_snapshot(std::string_view bytes, const std::string& name);
 
-/// Reads a whole file into memory; throws Error "PATH: cannot open ..." on failure.
+/// Reads a whole snapshot file into memory (a regular file no larger than the memory this
+/// process may use allows); throws Error "PATH: ..." on failure.
 std::string read_file_bytes(const std::string& path);
 
 }  // namespace boids

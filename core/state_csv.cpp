@@ -1,12 +1,13 @@
 #include "core/state_csv.hpp"
 
-#include <unistd.h>
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <vector>
+
+#include "core/files.hpp"
+#include "core/input_limits.hpp"
 
 namespace boids {
 
@@ -40,13 +41,18 @@ std::string_view trim(std::string_view s) {
 }  // namespace
 
 State read_state_csv(const std::string& path, int dims, std::size_t count) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open state file");
+  // A row is a few dozen bytes; 1 KiB per boid leaves room for any spacing, and the file is
+  // refused before it is read when it could not be a state of `count` boids.
+  const std::uint64_t limit =
+      std::min(4096 + std::uint64_t(count) * 1024, memory_limit_bytes() / 4);
+  return parse_state_csv(read_input_file(path, "state file", limit), path, dims, count);
+}
+
+State parse_state_csv(std::string_view text, const std::string& path, int dims, std::size_t count) {
   auto fail = [&](std::size_t line, const std::string& msg) {
     throw Error(path + ":" + std::to_string(line) + ": " + msg);
   };
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw Error(path + ": cannot read state file");
+  if (dims != 2 && dims != 3) throw Error(path + ": dims must be 2 or 3");
   std::vector<std::string_view> lines;
   {
     std::string_view all(text);
@@ -75,7 +81,7 @@ State read_state_csv(const std::string& path, int dims, std::size_t count) {
       }
     }
     if (!known) {
-      fail(1, "column " + std::string(name) + ": unknown column for a " + std::to_string(dims) +
+      fail(1, "column " + escape_control(name) + ": unknown column for a " + std::to_string(dims) +
                   "D state (expected " + (dims == 2 ? "id,x,y,vx,vy" : "id,x,y,z,vx,vy,vz") + ")");
     }
   }
@@ -111,7 +117,7 @@ State read_state_csv(const std::string& path, int dims, std::size_t count) {
         auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
         if (ec != std::errc() || ptr != cell.data() + cell.size() || cell.empty())
           fail(line_no, "column " + name + ": expected a non-negative integer, got \"" +
-                            std::string(cell) + "\"");
+                            escape_control(cell) + "\"");
         if (w == 0) {
           if (v > 0xFFFFFFFFull) fail(line_no, "column id: out of range");
           if (!st.id.empty() && v <= st.id.back())
@@ -126,7 +132,8 @@ State read_state_csv(const std::string& path, int dims, std::size_t count) {
       double v = 0;
       auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
       if (ec != std::errc() || ptr != cell.data() + cell.size() || cell.empty())
-        fail(line_no, "column " + name + ": expected a number, got \"" + std::string(cell) + "\"");
+        fail(line_no,
+             "column " + name + ": expected a number, got \"" + escape_control(cell) + "\"");
       if (!std::isfinite(v)) fail(line_no, "column " + name + ": NaN and Inf are not allowed");
       by_col[w]->push_back(v);
     }
@@ -137,25 +144,6 @@ State read_state_csv(const std::string& path, int dims, std::size_t count) {
                            std::to_string(count) + " (boids.count)");
   }
   return st;
-}
-
-void write_file_atomically(const std::string& path, const std::string& contents) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(path + ": cannot write (cannot create " + tmp + ")");
-    out.write(contents.data(), std::streamsize(contents.size()));
-    out.flush();
-    if (!out) {
-      out.close();
-      std::remove(tmp.c_str());
-      throw Error(path + ": write failed");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error(path + ": cannot replace the file");
-  }
 }
 
 void write_state_csv(const std::string& path, const State& s, int dims, Precision precision) {

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "boids/world.hpp"
+#include "core/files.hpp"  // write_file_atomically
 
 namespace boids {
 
@@ -12,12 +14,13 @@ namespace boids {
 /// "FILE:LINE: column COL: what is wrong" on the first problem.
 State read_state_csv(const std::string& path, int dims, std::size_t count);
 
+/// Same for state text already in memory; `name` stands for the file in messages.
+State parse_state_csv(std::string_view text, const std::string& name, int dims,
+                      std::size_t count);
+
 /// Writes a state atomically: to a temporary file beside `path`, renamed over it only when
 /// complete, so a failure never leaves a half-written or clobbered file. `precision` picks
 /// the shortest round-trip form of float or double values.
 void write_state_csv(const std::string& path, const State& s, int dims, Precision precision);
-
-/// Writes `contents` to `path` through a temporary file and rename. Throws Error on failure.
-void write_file_atomically(const std::string& path, const std::string& contents);
 
 }  // namespace boids

@@ -1,7 +1,12 @@
 #include "core/validate.hpp"
 
+#include "core/input_limits.hpp"
+
 #include <cmath>
 #include <sstream>
+#include <string_view>
+#include <tuple>
+#include <vector>
 
 #include "core/behaviour_params.hpp"
 
@@ -173,6 +178,109 @@ std::optional<FieldError> check_behaviour_world(const WorldDef& d) {
   return std::nullopt;
 }
 
+// Every number of the def in a float (double) world must lie within 1e12 (1e100) of zero, and
+// the ones that divide (the "> 0" keys) at least 1e-12 (1e-100) from it, so that no product
+// or quotient the model forms from two or three of them (r^2, w/dt, v*dt, 1/size, ...)
+// overflows to inf or NaN in that precision. Non-finite values are left to the checks that
+// give them their own message.
+std::optional<FieldError> check_magnitudes(const WorldDef& d) {
+  const bool f32 = d.precision == Precision::f32;
+  const double hi = max_magnitude(d.precision), lo = 1 / hi;
+  const char* world = f32 ? " in a float world" : " in a double world";
+  auto check = [&](const std::string& key, double v, bool divides) -> std::optional<FieldError> {
+    if (!std::isfinite(v)) return std::nullopt;
+    if (std::fabs(v) > hi)
+      return FieldError{key, "must be at most " + num(hi) + " in magnitude" + world +
+                                 " (larger values overflow the model's products), got " + num(v)};
+    if (divides && v != 0 && std::fabs(v) < lo)
+      return FieldError{key, "must be at least " + num(lo) + " in magnitude" + world +
+                                 " (the model divides by it), got " + num(v)};
+    return std::nullopt;
+  };
+  auto list = [&](const std::string& key, const std::vector<double>& v, bool divides) {
+    std::optional<FieldError> e;
+    for (double x : v) {
+      if (!e) e = check(key, x, divides);
+    }
+    return e;
+  };
+  std::vector<std::optional<FieldError>> found;
+  found.push_back(check("world.size", d.size, true));
+  found.push_back(check("motion.dt", d.dt, true));
+  for (int k = 0; k < kKindCount; ++k) {
+    const std::string p = kind_prefix(k);
+    const RuleDef& r = d.kinds[k].rules;
+    const MotionDef& m = d.kinds[k].motion;
+    const BehaviourDef& b = d.kinds[k].behaviour;
+    const VehicleDef& v = d.kinds[k].vehicle;
+    const std::pair<const char*, double> rules[] = {
+        {"rules.radius", r.radius},         {"rules.separation_radius", r.separation_radius},
+        {"rules.separation", r.separation}, {"rules.alignment", r.alignment},
+        {"rules.cohesion", r.cohesion},     {"motion.max_speed", m.max_speed},
+        {"motion.min_speed", m.min_speed},  {"motion.max_force", m.max_force}};
+    for (const auto& [key, x] : rules) {
+      const bool weight =
+          key[0] == 'r' && std::string_view(key).find("radius") == std::string_view::npos;
+      found.push_back(check(p + key, x, !weight));
+    }
+    const std::tuple<const char*, double, bool> beh[] = {
+        {"seek", b.seek, false},
+        {"arrive", b.arrive, false},
+        {"flee", b.flee, false},
+        {"flee_radius", b.flee_radius, true},
+        {"pursue", b.pursue, false},
+        {"evade", b.evade, false},
+        {"wander", b.wander, false},
+        {"wander_distance", b.wander_distance, true},
+        {"wander_radius", b.wander_radius, true},
+        {"wander_period", b.wander_period, true},
+        {"follow_leader", b.follow_leader, false},
+        {"follow_distance", b.follow_distance, true},
+        {"flee_predators", b.flee_predators, false},
+        {"evade_predators", b.evade_predators, false},
+        {"chase", b.chase, false},
+        {"avoid", b.avoid, false},
+        {"avoid_distance", b.avoid_distance, true},
+        {"containment", b.containment, false},
+        {"containment_margin", b.containment_margin, true},
+        {"formation", b.formation, false},
+        {"global_cohesion", b.global_cohesion, false},
+        {"destination_alignment", b.destination_alignment, false},
+        {"cohesion_max_distance", b.cohesion_max_distance, true},
+        {"closest_separation", b.closest_separation, false},
+        {"closest_min_distance", b.closest_min_distance, true}};
+    for (const auto& [key, x, divides] : beh)
+      found.push_back(check(p + "behaviour." + key, x, divides));
+    const std::pair<const char*, double> veh[] = {{"mass", v.mass},
+                                                  {"accel_force", v.accel_force},
+                                                  {"brake_force", v.brake_force},
+                                                  {"lateral_force", v.lateral_force},
+                                                  {"turn_rate", v.turn_rate}};
+    for (const auto& [key, x] : veh) found.push_back(check(p + "vehicle." + key, x, true));
+  }
+  found.push_back(list("goal.position", d.goal, false));
+  found.push_back(list("target.position", d.target.position, false));
+  found.push_back(list("target.velocity", d.target.velocity, false));
+  found.push_back(check("target.hold", d.target.hold, false));
+  found.push_back(check("target.move", d.target.move, false));
+  found.push_back(check("formation.radius", d.formation.radius, true));
+  found.push_back(check("formation.settle_time", d.formation.settle_time, true));
+  found.push_back(check("formation.glide_speed", d.formation.glide_speed, true));
+  found.push_back(check("formation.attack_speed", d.formation.attack_speed, true));
+  for (const auto& s : d.spheres) {
+    found.push_back(list("obstacles.spheres", s.center, false));
+    found.push_back(check("obstacles.spheres", s.radius, true));
+  }
+  for (const auto& b : d.boxes) {
+    found.push_back(list("obstacles.boxes", b.lo, false));
+    found.push_back(list("obstacles.boxes", b.hi, false));
+  }
+  for (auto& e : found) {
+    if (e) return e;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<FieldError> check_def(const WorldDef& d) {
@@ -227,12 +335,17 @@ std::optional<FieldError> check_def(const WorldDef& d) {
     if (k == 0 && d.boundary == Boundary::wrap && !(r.radius < d.size / 2))
       return bad(p + "rules.radius", "must be < world.size / 2 (" + num(d.size / 2) +
                                          ") in a wrapping world, got " + num(r.radius));
+    if (!(m.max_speed * d.dt <= max_magnitude(d.precision)))
+      return bad(p + "motion.max_speed", "times motion.dt must be at most " +
+                                             num(max_magnitude(d.precision)) +
+                                             " (a step longer than that overflows the model)");
     if (d.boundary != Boundary::open && !(m.max_speed * d.dt < d.size))
       return bad(p + "motion.max_speed",
                  "times motion.dt must be < world.size so a boid cannot cross the box in one step");
     if (auto e = check_kind_behaviour(d, k)) return e;
   }
   if (auto e = check_behaviour_world(d)) return e;
+  if (auto e = check_magnitudes(d)) return e;
   return std::nullopt;
 }
 

@@ -1,11 +1,9 @@
 #include "boids/world.hpp"
 
-#include <unistd.h>
-
 #include <cmath>
-#include <sstream>
 
 #include "core/engine.hpp"
+#include "core/input_limits.hpp"
 #include "core/naive.hpp"
 #include "core/validate.hpp"
 #include "parallel/grid_engine.hpp"
@@ -15,15 +13,6 @@ namespace boids {
 namespace {
 constexpr std::uint32_t kDefCookie = 0xB01D5DEFu;
 
-// Upper bound on the bytes per boid any engine holds (two stores, grid arrays, permutation,
-// id-order view cache), used to refuse counts that cannot fit before allocating anything.
-// Grid engine: 2 stores + view cache, 2 rank maps + keys + gather map (16), cell starts (<= 2
-// cells per boid: 8), per-block histograms (<= 4 entries per boid: 16).
-std::size_t worst_bytes_per_boid(const WorldDef& def) {
-  const std::size_t real = def.precision == Precision::f64 ? 8 : 4;
-  const std::size_t store = 6 * real + 5;
-  return 3 * store + 40;
-}
 }  // namespace
 
 WorldDef default_world_def() {
@@ -42,18 +31,8 @@ void validate(const WorldDef& def) {
 
 World World::create(const WorldDef& def) {
   validate(def);
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page = sysconf(_SC_PAGE_SIZE);
-  if (pages > 0 && page > 0) {
-    const double avail = 0.85 * double(pages) * double(page);
-    const double need = double(def.count) * double(worst_bytes_per_boid(def));
-    if (need > avail) {
-      std::ostringstream os;
-      os << "boids.count: " << def.count << " boids need about " << need / (1 << 30)
-         << " GiB, more than this machine's " << avail / (1 << 30) << " GiB";
-      throw Error(os.str());
-    }
-  }
+  // Refused before anything is allocated (physical memory and the cgroup limit).
+  check_boid_count(def.count, def, "boids.count");
   std::unique_ptr<EngineBase> e;
   if (def.engine == EngineKind::naive)
     e = make_naive_engine(def);
@@ -78,7 +57,10 @@ std::uint64_t World::step_count() const noexcept { return engine_->step_count();
 int World::dims() const noexcept { return engine_->def().dims; }
 Precision World::precision() const noexcept { return engine_->precision(); }
 State World::state() const { return engine_->state(); }
-void World::set_state(const State& s) { engine_->set_state(s); }
+void World::set_state(const State& s) {
+  check_state_values(s, def(), "set_state");
+  engine_->set_state(s);
+}
 std::uint64_t World::state_hash() const { return engine_->state_hash(); }
 std::string World::kernel_name() const { return engine_->kernel_name(); }
 std::span<const std::uint8_t> World::kinds() const { return engine_->kinds(); }

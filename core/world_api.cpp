@@ -4,16 +4,23 @@
 
 #include "boids/world.hpp"
 #include "core/engine.hpp"
+#include "core/input_limits.hpp"
 #include "core/snapshot.hpp"
 #include "core/state_csv.hpp"
 
 namespace boids {
 
 std::uint32_t World::add_boids(std::uint32_t count, Kind kind) {
+  // Refused before anything is allocated, like create().
+  check_boid_count(std::uint64_t(engine_->count()) + count, def(), "add_boids: count");
   return engine_->add_seeded(count, static_cast<std::uint8_t>(kind));
 }
 
-std::uint32_t World::add_boids(const State& rows) { return engine_->add_rows(rows); }
+std::uint32_t World::add_boids(const State& rows) {
+  check_boid_count(std::uint64_t(engine_->count()) + rows.x.size(), def(), "add_boids: count");
+  check_state_values(rows, def(), "add_boids");
+  return engine_->add_rows(rows);
+}
 
 void World::remove_boids(std::span<const std::uint32_t> ids) { engine_->remove(ids); }
 
@@ -61,6 +68,7 @@ World World::load(const std::string& path, const LoadOptions& options) {
   d.def.host_context = options.host_context;
   World w = World::create(d.def);
   try {
+    check_state_values(d.state, d.def, "restore");
     w.engine_->restore(d.state, d.step_count, d.next_id);
   } catch (const Error& e) {
     throw Error(path + ": " + e.what());

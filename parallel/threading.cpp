@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -46,12 +48,49 @@ Executor::Executor(int threads, HostParallelFor host, void* host_context)
 
 Executor::~Executor() = default;
 
+namespace {
+
+// Wraps a task so that no exception leaves it: a host's parallel-for is C (or C-compatible)
+// code that cannot be unwound through, and a std::thread would terminate. The first exception
+// is kept, the remaining ranges are skipped, and run() rethrows it on the calling thread once
+// the host's loop has returned.
+struct Trampoline {
+  Trampoline(ParallelForTask t, void* c) : task(t), ctx(c) {}
+  ParallelForTask task;
+  void* ctx;
+  std::atomic<bool> failed{false};
+  std::mutex m;
+  std::exception_ptr error;
+
+  static void call(std::size_t b, std::size_t e, void* self) noexcept {
+    auto* t = static_cast<Trampoline*>(self);
+    if (t->failed.load(std::memory_order_relaxed)) return;
+    try {
+      t->task(b, e, t->ctx);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(t->m);
+      if (!t->error) t->error = std::current_exception();
+      t->failed.store(true, std::memory_order_relaxed);
+    }
+  }
+  void rethrow() {
+    if (error) std::rethrow_exception(error);
+  }
+};
+
+}  // namespace
+
 void Executor::run(ParallelForTask task, void* ctx, std::size_t count, std::size_t grain) {
   if (host_) {
-    host_(task, ctx, count, grain, host_context_);
+    Trampoline t{task, ctx};
+    host_(&Trampoline::call, &t, count, grain, host_context_);
+    t.rethrow();
     return;
   }
 #if defined(BOIDS_TSAN_THREADS)
+  Trampoline tramp{task, ctx};
+  task = &Trampoline::call;
+  ctx = &tramp;
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
     for (;;) {
@@ -64,6 +103,7 @@ void Executor::run(ParallelForTask task, void* ctx, std::size_t count, std::size
   for (int t = 1; t < concurrency_; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+  tramp.rethrow();
   return;
 #endif
   arena_->arena.execute([&] {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs the whole test suite with ctest: a Release build with warnings as errors,
 # then the same tests under AddressSanitizer+UndefinedBehaviorSanitizer, then the parallel
-# engine's tests under ThreadSanitizer. Build trees go to build/test, build/asan, build/tsan.
+# engine's tests under ThreadSanitizer, then a short smoke run of each libFuzzer target
+# (docs/testing.md). Build trees go to build/test, build/asan, build/tsan, build/fuzz.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${BOIDS_JOBS:-2}
@@ -31,4 +32,28 @@ if [[ ${BOIDS_SKIP_SANITIZERS:-0} != 1 ]]; then
   cmake -S . -B build/tsan "${common[@]}" "${san[@]}" -DBOIDS_SANITIZE=thread
   cmake --build build/tsan -j"$jobs" --target boids_tests
   ctest --test-dir build/tsan --output-on-failure -j"$jobs"
+fi
+
+if [[ ${BOIDS_SKIP_FUZZ:-0} != 1 ]]; then
+  echo "== libFuzzer smoke runs (clang-14, ASan+UBSan)"
+  if ! command -v clang++-14 >/dev/null; then
+    echo "fuzz: skipped, clang++-14 is not installed (scripts/setup.sh installs it)"
+  else
+    # Only the library and the four targets, without the SIMD kernel units the readers never
+    # reach, to keep this stage within a few minutes on two cores.
+    cmake -S . -B build/fuzz -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" \
+      -DBOIDS_FUZZ=ON -DBOIDS_DISABLE_SIMD=ON -DBOIDS_BUILD_TESTS=OFF -DBOIDS_BUILD_BENCH=OFF \
+      -DBOIDS_BUILD_VIEWER=OFF -DBOIDS_BUILD_CLI=OFF
+    targets=(scenario state_csv snapshot c_api)
+    cmake --build build/fuzz -j"$jobs" --target "${targets[@]/#/fuzz_}"
+    ctest --test-dir build/fuzz --output-on-failure  # every committed corpus file once
+    for t in "${targets[@]}"; do
+      # New inputs go to build/fuzz/corpus; the committed corpus is read-only seed input.
+      mkdir -p "build/fuzz/corpus/$t"
+      "build/fuzz/tests/fuzz/fuzz_$t" -max_total_time="${BOIDS_FUZZ_SECONDS:-30}" -timeout=10 \
+        -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="build/fuzz/$t-" \
+        "build/fuzz/corpus/$t" "tests/fuzz/corpus/$t"
+    done
+  fi
 fi

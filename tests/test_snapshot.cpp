@@ -339,17 +339,17 @@ TEST_CASE("boids run --save/--load continues a run bit-identically", "[snapshot]
 
   // Bad use: one line on stderr, non-zero status, nothing written.
   const Run missing = cli("--load " + tmp("none.snap") + " --steps 1 --save " + snap + ".x");
-  CHECK(missing.status == 1);
-  CHECK_THAT(missing.err, Catch::Contains("none.snap: cannot open file"));
+  CHECK(missing.status == 2);
+  CHECK_THAT(missing.err, Catch::Contains("none.snap: cannot open snapshot"));
   CHECK(std::count(missing.err.begin(), missing.err.end(), '\n') == 1);
   CHECK(!exists(snap + ".x"));
   put(b, "not a snapshot at all");
   const Run foreign = cli("--load " + b);
-  CHECK(foreign.status == 1);
+  CHECK(foreign.status == 2);
   CHECK_THAT(foreign.err, Catch::Contains("not a boids snapshot"));
   CHECK(cli("--load " + snap + " --scenario x.toml").status != 0);  // mutually exclusive
   const Run unwritable = cli(world + "--steps 1 --save /nonexistent-dir/s.snap");
-  CHECK(unwritable.status == 1);
+  CHECK(unwritable.status == 2);
   CHECK_THAT(unwritable.err, Catch::Contains("/nonexistent-dir/s.snap: cannot write here"));
   for (const auto& f : {snap, a, b, tmp("stderr.txt")}) std::remove(f.c_str());
 }

@@ -203,7 +203,8 @@ BOIDS_API boids_status boids_world_add_with_state(boids_world* world, const doub
 BOIDS_API boids_status boids_world_remove(boids_world* world, const uint32_t* ids, size_t count);
 /* The current def (host threading included). */
 BOIDS_API boids_status boids_world_get_def(const boids_world* world, boids_world_def* out_def);
-/* Changes the def between steps: dt, rules and motion of every kind may change; dims, size,
+/* Changes the def between steps: dt, rules and motion of every kind may change (behaviours,
+ * vehicles, goals, obstacles and the rest the struct does not hold keep their values); dims, size,
  * boundary, count, predators, leaders, seed, engine, precision, threads, simd, cells_per_radius and
  * the host threading may not (error naming the field). */
 BOIDS_API boids_status boids_world_set_def(boids_world* world, const boids_world_def* def);

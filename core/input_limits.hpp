@@ -1,0 +1,61 @@
+// Limits on everything that comes from outside (docs/formats.md, "Input limits"): how large a
+// file may be, how deeply TOML may nest, how many boids fit in memory, how large a number may
+// be in a float or double world. Every reader checks them BEFORE it parses or allocates, so a
+// hostile or mistaken input costs one error line, never a crash, a hang or an OOM kill.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "boids/world.hpp"
+
+namespace boids {
+
+/// A scenario (or --set value, or the TOML inside a snapshot) is at most this many bytes.
+inline constexpr std::uint64_t kMaxScenarioBytes = std::uint64_t(1) << 20;
+
+/// TOML may nest arrays and inline tables, and split keys with dots, at most this deep. The
+/// real schema needs 3; the cap keeps the recursive parser far from any stack limit, even on
+/// a host thread with a small stack.
+inline constexpr int kMaxTomlDepth = 16;
+
+/// Live boids in one world at most: every index the engines use fits in 32 bits.
+inline constexpr std::uint64_t kMaxBoids = 0x7FFFFFFFull;
+
+/// Checks TOML text before parsing: size, bracket nesting and dots per key (outside strings
+/// and comments). Throws Error "NAME:LINE: ..." naming the first line that is too deep.
+void check_toml_text(std::string_view text, const std::string& name);
+
+/// Escapes control bytes (and DEL) as \xNN so a message stays on one line and cannot drive
+/// a terminal.
+std::string escape_control(std::string_view text);
+
+/// The limit of a cgroup memory file ("max" or a byte count, as in memory.max or
+/// memory.limit_in_bytes); nothing when unlimited or unreadable.
+std::optional<std::uint64_t> parse_memory_limit(std::string_view text);
+
+/// Bytes this process may use: the smallest of physical RAM, the cgroup v2 memory.max, the
+/// cgroup v1 memory.limit_in_bytes and, when set, the environment variable
+/// BOIDS_MEMORY_LIMIT (bytes; it can only lower the limit).
+std::uint64_t memory_limit_bytes();
+
+/// The largest magnitude any number of a def or a state may have in a world of this precision
+/// (1e12 for float, 1e100 for double), so that the model's products of two or three of them
+/// stay finite; numbers the model divides by must be at least its inverse.
+inline double max_magnitude(Precision p) { return p == Precision::f32 ? 1e12 : 1e100; }
+
+/// Throws Error "WHAT: position (or velocity) of row R is V, more than M in magnitude ..."
+/// when a state value is finite as a double but too large for the world's precision (1e39
+/// becomes inf in float). Non-finite values are left to the engine's own checks.
+void check_state_values(const State& s, const WorldDef& def, const std::string& what);
+
+/// Upper bound on the bytes one boid costs in a world of `def` (both engines, every buffer).
+std::uint64_t bytes_per_boid(const WorldDef& def);
+
+/// Throws Error "KEY: N boids need about X GiB, more than the Y GiB this process may use"
+/// (or "... more than the limit of 2147483647 boids") unless `boids` live boids fit.
+void check_boid_count(std::uint64_t boids, const WorldDef& def, const std::string& key);
+
+}  // namespace boids
