@@ -151,7 +151,9 @@ struct ClusterKernel {
           a.d[c][u] = P::add_if(a.d[c][u], m, d[c]);
           a.v[c][u] = P::add_if(a.v[c][u], m, lanes(b.v[c], kb, u));
         }
-        const M ms = P::and_(m, P::and_(d2 > zero, d2 < rs2));
+        // d2 below the smallest normal counts as coincident (accumulate_pair).
+        const M ms =
+            P::and_(m, P::and_(d2 >= P::splat(std::numeric_limits<Real>::min()), d2 < rs2));
         if (W == 16 || P::any(ms)) {
           const B inv = one / d2;
           for (int c = 0; c < D; ++c) a.s[c][u] = P::sub_if(a.s[c][u], ms, d[c] * inv);

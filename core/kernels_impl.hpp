@@ -9,6 +9,8 @@
 // of m) and ksum (the sum of K's lanes).
 #pragma once
 
+#include <limits>
+
 #include <cstdint>
 
 #include "core/kernels.hpp"
@@ -84,7 +86,9 @@ struct Kernel {
           a.d[c][u] = P::add_if(a.d[c][u], m, d[c]);
           a.v[c][u] = P::add_if(a.v[c][u], m, P::loadu(bv[c] + o));
         }
-        const M ms = P::and_(m, P::and_(d2 > zero, d2 < rs2));
+        // d2 below the smallest normal counts as coincident (accumulate_pair).
+        const M ms =
+            P::and_(m, P::and_(d2 >= P::splat(std::numeric_limits<Real>::min()), d2 < rs2));
         // Rare (r_s is well inside r), but with 16 lanes a batch still holds a separation
         // pair often enough that the branch mispredicts: there, always do the masked update.
         if (W == 16 || P::any(ms)) {

@@ -116,7 +116,9 @@ inline void accumulate_pair(const KindParams<Real>& kp, const Real* d, const Rea
     s.d[c] += d[c];
     s.v[c] += vj[c];
   }
-  if (dist2 > Real(0) && dist2 < kp.sep_radius2) {
+  // Pairs nearer than the smallest normal number count as coincident: 1/|d|^2 of a denormal
+  // |d|^2 overflows to inf (two float boids 1e-19 apart), and the force would become NaN.
+  if (dist2 >= std::numeric_limits<Real>::min() && dist2 < kp.sep_radius2) {
     if (kp.sep_linear) {
       for (int c = 0; c < D; ++c) s.sep[c] -= d[c];
     } else {
