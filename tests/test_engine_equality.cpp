@@ -372,7 +372,7 @@ TEST_CASE("engines match naive boid by boid along trajectories of every behaviou
 
 TEST_CASE("engines match naive boid by boid along long trajectories of every behaviour",
           "[grid][equality][slow]") {
-  const Worst w = run_all(300, 150);
+  const Worst w = run_all(240, 100);
   WARN("largest differences: velocity "
        << w.vel << " eps*max_speed, position " << w.pos
        << " eps*size; count differences on borderline pairs: " << w.accepted_counts);
