@@ -10,7 +10,8 @@
 // lane layout of kLanes = 64 / sizeof(Real) lanes. Candidate k of a cell's candidate range
 // (counted from the range's start in the row's buffer) lands in lane k mod kLanes; each lane sums
 // in candidate order, and the lanes are combined by one fixed pairwise tree. A W-wide ISA holds the
-// kLanes lanes in kLanes / W registers. There is no FMA (-ffp-contract=off, no explicit fma), and
+// kLanes lanes in kLanes / W registers. The neighbour count is summed in integer lanes, exact in
+// any order. There is no FMA (-ffp-contract=off, no explicit fma), and
 // +, -, *, /, sqrt and nearbyint are correctly rounded on every path, so all paths give
 // bit-identical sums: the ISA only changes the speed. The sums differ from the naive stepper's (one
 // serial sum in id order) by rounding only.
