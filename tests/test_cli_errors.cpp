@@ -68,7 +68,8 @@ TEST_CASE("option parser errors are one line with status 2", "[cli][input]") {
   check_one_line(run("run --steps -3"), "--steps: expected an integer");
   check_one_line(run("run --steps 99999999999"), "--steps: expected an integer");
   check_one_line(run("run --threads 5000"), "--threads: expected an integer between 0 and 1024");
-  check_one_line(run("run --engine fast"), "--engine: expected naive or grid, got \"fast\"");
+  check_one_line(run("run --engine fast"),
+                 "--engine: expected naive, grid, grid-rows or cluster, got \"fast\"");
   check_one_line(run("run --record x.bin --every 0"), "--every: expected an integer between 1");
   check_one_line(run("run --every 2"), "--every");  // needs --record
   check_one_line(run("run --bogus"), "--bogus");
