@@ -15,8 +15,7 @@ namespace boids {
 State read_state_csv(const std::string& path, int dims, std::size_t count);
 
 /// Same for state text already in memory; `name` stands for the file in messages.
-State parse_state_csv(std::string_view text, const std::string& name, int dims,
-                      std::size_t count);
+State parse_state_csv(std::string_view text, const std::string& name, int dims, std::size_t count);
 
 /// Writes a state atomically: to a temporary file beside `path`, renamed over it only when
 /// complete, so a failure never leaves a half-written or clobbered file. `precision` picks

@@ -1,6 +1,5 @@
 #include "viewer/renderer.hpp"
 
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
