@@ -19,7 +19,9 @@ ctest --test-dir build/test --output-on-failure -j"$jobs"
 echo "== Python package: pip install into a fresh venv (offline, Debian's setuptools and pybind11)"
 rm -rf build/venv
 /usr/bin/python3 -m venv --system-site-packages build/venv
-BOIDS_JOBS=$jobs build/venv/bin/pip install --no-build-isolation --no-index --quiet .
+# The package is built from the Release tree above (setup.py: BOIDS_CMAKE_BUILD_DIR), so this
+# stage tests pip's install, not a second compile of the library.
+BOIDS_JOBS=$jobs BOIDS_CMAKE_BUILD_DIR="$PWD/build/test" build/venv/bin/pip install --no-build-isolation --no-index --quiet .
 (cd build && venv/bin/python -c "import boids; w = boids.World(count=1000, threads=2); w.step(3); print('installed:', w)")
 
 if [[ ${BOIDS_SKIP_SANITIZERS:-0} != 1 ]]; then
