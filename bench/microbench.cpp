@@ -90,7 +90,7 @@ void BM_Step(benchmark::State& state) {
   try {
     boids::World w = boids::World::create(d);
     w.step(1);
-    state.SetLabel(w.engine().kernel_name());
+    state.SetLabel(engine_of(w).kernel_name());
     for (auto _ : state) w.step(1);
   } catch (const boids::Error& e) {
     state.SkipWithError(e.what());

@@ -15,16 +15,19 @@
 
 #include <xsimd/xsimd.hpp>
 
-#include "core/aligned.hpp"
-
 namespace boids::bench::probe {
 
 /// Candidates per run: 6 arrays of 512 doubles are 24 KiB, inside any L1D.
 inline constexpr std::size_t kRun = 512;
 
+/// The probe's own 64-byte aligned arrays (it measures the machine, not the engine, and needs
+/// nothing of the engine's internals).
+template <class Real>
+using ProbeVector = std::vector<Real, xsimd::aligned_allocator<Real, 64>>;
+
 template <class Real>
 struct ProbeData {
-  AlignedVector<Real> p[3], v[3];
+  ProbeVector<Real> p[3], v[3];
   Real r2 = 0;
   ProbeData() {
     // Positions spread over a cube of edge 3r around the origin (r = 1), like the 27 cells of

@@ -21,10 +21,9 @@
 #include <tuple>
 
 #include "bench/bench.hpp"
+#include "boids/engine_info.hpp"
+#include "boids/scenario.hpp"
 #include "boids/world.hpp"
-#include "core/engine.hpp"
-#include "core/scenario.hpp"
-#include "parallel/grid_engine.hpp"
 
 namespace boids::bench {
 
@@ -74,8 +73,8 @@ Result measure(const WorldDef& base, const Config& c, const Settings& s,
   }
   World& w = *world;
   r.setup_ms = ms_since(t_start);
-  r.kernel = w.engine().kernel_name();
-  r.bytes_per_boid = double(w.engine().bytes_per_boid());
+  r.kernel = w.kernel_name();
+  r.bytes_per_boid = double(engine_bytes_per_boid(w));
 
   // Warm-up; also sizes the repetitions. With no warm-up one step is still needed for that.
   double step_ms = 0;
@@ -88,7 +87,7 @@ Result measure(const WorldDef& base, const Config& c, const Settings& s,
   }
   r.warmup = warm;
 
-  const PairCounts pc = w.engine().count_pairs();
+  const PairCounts pc = count_pairs(w);
   r.candidates = pc.candidates;
   r.neighbours = pc.neighbours;
 

@@ -10,15 +10,12 @@
 #include <limits>
 #include <optional>
 
+#include "boids/io.hpp"
+#include "boids/scenario.hpp"
 #include "boids/world.hpp"
 #include "cli/metrics_output.hpp"
 #include "cli/sweep.hpp"
-#include "core/engine.hpp"
-#include "core/input_limits.hpp"
-#include "core/record.hpp"
-#include "core/scenario.hpp"
-#include "core/state_csv.hpp"
-#include "io/h5md.hpp"
+#include "io/h5md.hpp"  // H5MD recordings: to move onto a public header (issue 20)
 
 namespace {
 
@@ -206,8 +203,8 @@ int run(RunOptions& o) {
   if (!o.out.empty()) boids::write_state_csv(o.out, world.state(), def.dims, def.precision);
   if (!o.quiet) {
     std::printf("engine %s (%s), %dD, %zu boids, %d steps: %.3f ms/step, %.3g boid-steps/s\n",
-                engine_name(def.engine), world.engine().kernel_name().c_str(), def.dims,
-                world.count(), o.steps, o.steps > 0 ? ms / o.steps : 0.0,
+                engine_name(def.engine), world.kernel_name().c_str(), def.dims, world.count(),
+                o.steps, o.steps > 0 ? ms / o.steps : 0.0,
                 ms > 0 ? double(world.count()) * o.steps / (ms * 1e-3) : 0.0);
   }
   return 0;

@@ -28,7 +28,7 @@
 #include <thread>
 
 #include "boids/metrics.hpp"
-#include "core/scenario.hpp"
+#include "boids/scenario.hpp"
 
 namespace boids::cli {
 namespace {

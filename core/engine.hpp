@@ -10,18 +10,14 @@
 #include <span>
 #include <string>
 
+#include "boids/engine_info.hpp"
 #include "boids/world.hpp"
 #include "core/model.hpp"
 #include "core/store.hpp"
 
 namespace boids {
 
-/// Pair statistics of the current state, for the benchmark: candidate pairs the engine's
-/// search examines and useful pairs (neighbours actually inside the radius and view cone).
-struct PairCounts {
-  std::uint64_t candidates = 0;
-  std::uint64_t neighbours = 0;
-};
+// PairCounts is public (boids/engine_info.hpp).
 
 class EngineBase {
  public:
@@ -117,6 +113,15 @@ class EngineT : public EngineBase {
   mutable BoidStore<Real> cache_;
   mutable bool cache_valid_ = false;
 };
+
+/// The engine behind a World, for the library's own sources, its tests and the internal kernel
+/// benchmarks (docs/architecture.md). Not part of the public API: World hands out no engine.
+struct WorldInternals {
+  static EngineBase& engine(World& w) noexcept { return *w.engine_; }
+  static const EngineBase& engine(const World& w) noexcept { return *w.engine_; }
+};
+inline EngineBase& engine_of(World& w) noexcept { return WorldInternals::engine(w); }
+inline const EngineBase& engine_of(const World& w) noexcept { return WorldInternals::engine(w); }
 
 /// Fills `s` (already resized, ids set) with the deterministic initial state of `def`.
 template <class Real>

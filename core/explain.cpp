@@ -53,10 +53,23 @@ ForceExplanation explain_typed(const EngineT<Real>& e, std::uint32_t id) {
 }  // namespace
 
 ForceExplanation explain_forces(const World& world, std::uint32_t id) {
-  const EngineBase& base = world.engine();
+  const EngineBase& base = engine_of(world);
   if (const auto* f = dynamic_cast<const EngineT<float>*>(&base)) return explain_typed(*f, id);
   if (const auto* d = dynamic_cast<const EngineT<double>*>(&base)) return explain_typed(*d, id);
   throw Error("explain_forces: unknown engine");
+}
+
+TargetPose target_pose(const WorldDef& def, double t) {
+  double p0[3] = {0, 0, 0}, vel[3] = {0, 0, 0};
+  for (int c = 0; c < def.dims && c < 3; ++c) {
+    const auto i = std::size_t(c);
+    p0[c] = i < def.target.position.size() ? def.target.position[i] : 0.5 * def.size;
+    vel[c] = i < def.target.velocity.size() ? def.target.velocity[i] : 0.0;
+  }
+  TargetPose pose;
+  beh::target_at(p0, vel, def.target.hold, def.target.move, t, std::min(def.dims, 3), pose.position,
+                 pose.velocity);
+  return pose;
 }
 
 }  // namespace boids

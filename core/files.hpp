@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "boids/io.hpp"
+
 namespace boids {
 
 /// Reads the whole regular file at `path`. `what` names it in messages ("scenario file").
@@ -51,8 +53,6 @@ class AtomicFile {
 /// Writes `contents` to `path` atomically (AtomicFile). Throws Error on failure.
 void write_file_atomically(const std::string& path, std::string_view contents);
 
-/// Fails early, before any work, when `path` could not be written: its directory is missing
-/// or not writable, or `path` is a directory. Leaves nothing behind.
-void check_output_path(const std::string& path);
+// check_output_path() is public (boids/io.hpp).
 
 }  // namespace boids

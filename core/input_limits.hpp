@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "boids/io.hpp"
 #include "boids/world.hpp"
 
 namespace boids {
@@ -28,9 +29,7 @@ inline constexpr std::uint64_t kMaxBoids = 0x7FFFFFFFull;
 /// and comments). Throws Error "NAME:LINE: ..." naming the first line that is too deep.
 void check_toml_text(std::string_view text, const std::string& name);
 
-/// Escapes control bytes (and DEL) as \xNN so a message stays on one line and cannot drive
-/// a terminal.
-std::string escape_control(std::string_view text);
+// escape_control() and check_boid_count() are public (boids/io.hpp).
 
 /// The limit of a cgroup memory file ("max" or a byte count, as in memory.max or
 /// memory.limit_in_bytes); nothing when unlimited or unreadable.
@@ -53,9 +52,5 @@ void check_state_values(const State& s, const WorldDef& def, const std::string& 
 
 /// Upper bound on the bytes one boid costs in a world of `def` (both engines, every buffer).
 std::uint64_t bytes_per_boid(const WorldDef& def);
-
-/// Throws Error "KEY: N boids need about X GiB, more than the Y GiB this process may use"
-/// (or "... more than the limit of 2147483647 boids") unless `boids` live boids fit.
-void check_boid_count(std::uint64_t boids, const WorldDef& def, const std::string& key);
 
 }  // namespace boids

@@ -1,7 +1,12 @@
+// boids::Recorder (boids/io.hpp). Writes go through a large stdio buffer, straight from the
+// engine's id-order views. The file is an AtomicFile (core/files.hpp), renamed into place by
+// finish(), so an interrupted run never leaves a truncated recording behind.
 #include "core/record.hpp"
 
 #include <charconv>
 #include <cstring>
+
+#include "core/files.hpp"
 
 namespace boids {
 
@@ -21,44 +26,76 @@ void append_number(std::string& out, T v) {
 }
 }  // namespace
 
+struct Recorder::Impl {
+  template <class Real>
+  void frame_binary(const World& w);
+  template <class Real>
+  void frame_csv(const World& w);
+  void write(const void* data, std::size_t bytes);
+
+  std::string path;
+  std::unique_ptr<AtomicFile> file;  // null once finished
+  bool csv = false;
+  int dims = 3;
+  Precision precision = Precision::f32;
+  std::uint64_t every = 1;
+  std::uint64_t frames = 0;
+  std::string line;
+};
+
 Recorder::Recorder(const std::string& path, const World& w, std::uint64_t every)
-    : path_(path), csv_(ends_with(path, ".csv")), dims_(w.dims()), precision_(w.precision()) {
+    : impl_(std::make_unique<Impl>()) {
   if (every == 0) throw Error("--every: must be at least 1");
-  file_ = std::make_unique<AtomicFile>(path, kBufferBytes);
-  if (csv_) {
-    line_ = dims_ == 3 ? "step,id,x,y,z,vx,vy,vz,kind\n" : "step,id,x,y,vx,vy,kind\n";
-    write(line_.data(), line_.size());
+  Impl& m = *impl_;
+  m.path = path;
+  m.csv = ends_with(path, ".csv");
+  m.dims = w.dims();
+  m.precision = w.precision();
+  m.every = every;
+  m.file = std::make_unique<AtomicFile>(path, kBufferBytes);
+  if (m.csv) {
+    m.line = m.dims == 3 ? "step,id,x,y,z,vx,vy,vz,kind\n" : "step,id,x,y,vx,vy,kind\n";
+    m.write(m.line.data(), m.line.size());
   } else {
     char h[32] = {};
-    const std::uint32_t u32[4] = {kRecordVersion, std::uint32_t(dims_),
-                                  precision_ == Precision::f64 ? 8u : 4u, 0u};
+    const std::uint32_t u32[4] = {kRecordVersion, std::uint32_t(m.dims),
+                                  m.precision == Precision::f64 ? 8u : 4u, 0u};
     std::memcpy(h, kRecordMagic, 8);
     std::memcpy(h + 8, u32, sizeof(u32));
     std::memcpy(h + 24, &every, 8);
-    write(h, sizeof(h));
+    m.write(h, sizeof(h));
   }
 }
 
 Recorder::~Recorder() = default;  // an unfinished AtomicFile removes its temporary file
+Recorder::Recorder(Recorder&&) noexcept = default;
+Recorder& Recorder::operator=(Recorder&&) noexcept = default;
 
-void Recorder::write(const void* data, std::size_t bytes) {
-  if (!file_) throw Error(path_ + ": recording already finished");
-  file_->write(data, bytes);
+std::uint64_t Recorder::frames() const noexcept { return impl_ ? impl_->frames : 0; }
+std::uint64_t Recorder::every() const noexcept { return impl_ ? impl_->every : 0; }
+bool Recorder::finished() const noexcept { return !impl_ || !impl_->file; }
+
+void Recorder::Impl::write(const void* data, std::size_t bytes) {
+  if (!file) throw Error(path + ": recording already finished");
+  file->write(data, bytes);
 }
 
 void Recorder::frame(const World& w) {
-  if (w.dims() != dims_ || w.precision() != precision_)
-    throw Error(path_ + ": recording a world of another shape");
-  if (precision_ == Precision::f64) {
-    csv_ ? frame_csv<double>(w) : frame_binary<double>(w);
+  if (!impl_) throw Error("recording moved from");
+  Impl& m = *impl_;
+  if (!m.file) throw Error(m.path + ": recording already finished");
+  if (w.dims() != m.dims || w.precision() != m.precision)
+    throw Error(m.path + ": recording a world of another shape");
+  if (m.precision == Precision::f64) {
+    m.csv ? m.frame_csv<double>(w) : m.frame_binary<double>(w);
   } else {
-    csv_ ? frame_csv<float>(w) : frame_binary<float>(w);
+    m.csv ? m.frame_csv<float>(w) : m.frame_binary<float>(w);
   }
-  ++frames_;
+  ++m.frames;
 }
 
 template <class Real>
-void Recorder::frame_binary(const World& w) {
+void Recorder::Impl::frame_binary(const World& w) {
   const std::uint64_t head[2] = {w.step_count(), w.count()};
   write(head, sizeof(head));
   const auto ids = w.ids();
@@ -69,12 +106,12 @@ void Recorder::frame_binary(const World& w) {
   const ComponentsView<Real> v = w.velocities<Real>();
   const std::span<const Real> comps[6] = {p.x, p.y, p.z, v.x, v.y, v.z};
   for (int pv = 0; pv < 2; ++pv) {
-    for (int c = 0; c < dims_; ++c) write(comps[3 * pv + c].data(), comps[3 * pv + c].size_bytes());
+    for (int c = 0; c < dims; ++c) write(comps[3 * pv + c].data(), comps[3 * pv + c].size_bytes());
   }
 }
 
 template <class Real>
-void Recorder::frame_csv(const World& w) {
+void Recorder::Impl::frame_csv(const World& w) {
   const auto ids = w.ids();
   const auto kinds = w.kinds();
   const ComponentsView<Real> p = w.positions<Real>();
@@ -83,25 +120,25 @@ void Recorder::frame_csv(const World& w) {
   std::string step;
   append_number(step, w.step_count());
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    line_ = step;
-    line_ += ',';
-    append_number(line_, ids[i]);
+    line = step;
+    line += ',';
+    append_number(line, ids[i]);
     for (int pv = 0; pv < 2; ++pv) {
-      for (int c = 0; c < dims_; ++c) {
-        line_ += ',';
-        append_number(line_, comps[3 * pv + c][i]);
+      for (int c = 0; c < dims; ++c) {
+        line += ',';
+        append_number(line, comps[3 * pv + c][i]);
       }
     }
-    line_ += ',';
-    append_number(line_, int(kinds[i]));
-    line_ += '\n';
-    write(line_.data(), line_.size());
+    line += ',';
+    append_number(line, int(kinds[i]));
+    line += '\n';
+    write(line.data(), line.size());
   }
 }
 
 void Recorder::finish() {
-  if (!file_) return;
-  std::unique_ptr<AtomicFile> f = std::move(file_);
+  if (!impl_ || !impl_->file) return;
+  std::unique_ptr<AtomicFile> f = std::move(impl_->file);
   f->commit();
 }
 

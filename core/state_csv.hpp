@@ -2,24 +2,6 @@
 // "kind" column, rows in id order, numbers written so they read back to the same value.
 #pragma once
 
-#include <string>
-#include <string_view>
-
-#include "boids/world.hpp"
+// The functions are public: read_state_csv, parse_state_csv and write_state_csv in boids/io.hpp.
+#include "boids/io.hpp"
 #include "core/files.hpp"  // write_file_atomically
-
-namespace boids {
-
-/// Reads a state file for a world of `dims` dimensions holding `count` boids. Throws Error
-/// "FILE:LINE: column COL: what is wrong" on the first problem.
-State read_state_csv(const std::string& path, int dims, std::size_t count);
-
-/// Same for state text already in memory; `name` stands for the file in messages.
-State parse_state_csv(std::string_view text, const std::string& name, int dims, std::size_t count);
-
-/// Writes a state atomically: to a temporary file beside `path`, renamed over it only when
-/// complete, so a failure never leaves a half-written or clobbered file. `precision` picks
-/// the shortest round-trip form of float or double values.
-void write_state_csv(const std::string& path, const State& s, int dims, Precision precision);
-
-}  // namespace boids

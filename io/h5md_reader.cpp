@@ -268,7 +268,7 @@ World world_from_frame(const WorldDef& def, const RecordedFrame& f, const std::s
                 " values, the scenario's engine.precision differs");
   World w = World::create(def);
   try {
-    w.engine().restore(f.state, f.step, f.next_id);
+    engine_of(w).restore(f.state, f.step, f.next_id);
   } catch (const Error& e) {
     throw Error(path + ": frame " + std::to_string(f.frame) + ": " + e.what());
   }

@@ -318,7 +318,7 @@ class GridEngine final : public EngineT<Real> {
 
 template <class Real>
 GridEngine<Real>& grid_of(World& w) {
-  auto* g = dynamic_cast<GridEngine<Real>*>(&w.engine());
+  auto* g = dynamic_cast<GridEngine<Real>*>(&engine_of(w));
   if (!g) throw Error("engine.kind: this needs a world created with the grid engine");
   return *g;
 }

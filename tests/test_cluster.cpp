@@ -77,7 +77,7 @@ double cluster_vs_naive(WorldDef d, const State& init) {
   World w = World::create(d);
   w.set_state(init);
   w.step(1);
-  CHECK(w.engine().kernel_name().rfind("cluster-", 0) == 0);
+  CHECK(engine_of(w).kernel_name().rfind("cluster-", 0) == 0);
   return max_diff(a, w.state(), d.dims, d.boundary, d.size) / d.size;
 }
 
@@ -196,7 +196,7 @@ TEST_CASE("cluster: every instruction set, scalar included, gives the same bits"
           for (auto& k : d.kinds) k.rules.view_angle = 300;
         d.simd = false;
         World ws = World::create(d);
-        CHECK(ws.engine().kernel_name() == "cluster-scalar");
+        CHECK(engine_of(ws).kernel_name() == "cluster-scalar");
         ws.step(15);
         const std::uint64_t scalar = ws.state_hash();
         d.simd = true;
@@ -205,7 +205,7 @@ TEST_CASE("cluster: every instruction set, scalar included, gives the same bits"
           INFO("isa " << isa << " (dispatched " << isa_name(dispatched_isa(true)) << ") " << dims
                       << "D f64 " << (prec == Precision::f64) << " boundary " << int(boundary));
           World w = World::create(d);
-          CHECK(w.engine().kernel_name() ==
+          CHECK(engine_of(w).kernel_name() ==
                 std::string("cluster-") + isa_name(dispatched_isa(true)));
           w.step(15);
           CHECK(w.state_hash() == scalar);
@@ -229,9 +229,9 @@ TEST_CASE("cluster: pair counts, and the SIMD kernel's neighbour count is exact"
       World cl = World::create(d);
       d.engine = EngineKind::naive;
       World nv = World::create(d);
-      const PairCounts pr = rows.engine().count_pairs();
-      const PairCounts pc = cl.engine().count_pairs();
-      const PairCounts pn = nv.engine().count_pairs();
+      const PairCounts pr = engine_of(rows).count_pairs();
+      const PairCounts pc = engine_of(cl).count_pairs();
+      const PairCounts pn = engine_of(nv).count_pairs();
       INFO(dims << "D " << bname(b) << " rows " << pr.candidates << "/" << pr.neighbours
                 << " cluster " << pc.candidates << "/" << pc.neighbours);
       CHECK(pn.neighbours > 10 * d.count);  // a real flock, not an empty test
@@ -261,7 +261,7 @@ TEST_CASE("cluster: rules it does not cover run the row path's generic kernel", 
     d.engine = EngineKind::cluster;
     World w = World::create(d);
     INFO("variant " << variant);
-    CHECK(w.engine().kernel_name() == "generic");
+    CHECK(engine_of(w).kernel_name() == "generic");
     w.set_state(init);
     w.step(1);
     d.engine = EngineKind::naive;

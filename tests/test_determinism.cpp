@@ -96,7 +96,7 @@ TEST_CASE("every kernel instruction set, scalar included, gives the same bits", 
           for (auto& k : d.kinds) k.rules.view_angle = 300;
         d.simd = false;
         World ws = test::create_checked(d);
-        REQUIRE(ws.engine().kernel_name() == "scalar");
+        REQUIRE(engine_of(ws).kernel_name() == "scalar");
         ws.step(20);
         const std::uint64_t scalar = ws.state_hash();
         d.simd = true;
@@ -105,7 +105,7 @@ TEST_CASE("every kernel instruction set, scalar included, gives the same bits", 
           INFO("isa " << isa_name(isa) << " " << dims << "D f64 " << (prec == Precision::f64)
                       << " boundary " << int(boundary));
           World w = test::create_checked(d);
-          REQUIRE(w.engine().kernel_name() == isa_name(isa));
+          REQUIRE(engine_of(w).kernel_name() == isa_name(isa));
           w.step(20);
           CHECK(w.state_hash() == scalar);
         }

@@ -55,8 +55,9 @@ std::vector<std::int32_t> naive_counts_t(const EngineT<Real>& e) {
 }
 
 std::vector<std::int32_t> naive_counts(const World& w) {
-  if (const auto* f = dynamic_cast<const EngineT<float>*>(&w.engine())) return naive_counts_t(*f);
-  if (const auto* d = dynamic_cast<const EngineT<double>*>(&w.engine())) return naive_counts_t(*d);
+  if (const auto* f = dynamic_cast<const EngineT<float>*>(&engine_of(w))) return naive_counts_t(*f);
+  if (const auto* d = dynamic_cast<const EngineT<double>*>(&engine_of(w)))
+    return naive_counts_t(*d);
   FAIL("unknown engine type");
   return {};
 }
@@ -407,7 +408,7 @@ TEST_CASE("neighbour counts are exact integers, equal on every instruction set a
         test::MaxIsaScope cap(isa);
         d.simd = isa != Isa::scalar;
         World w = test::create_checked(d);
-        REQUIRE(w.engine().kernel_name() == isa_name(isa));
+        REQUIRE(engine_of(w).kernel_name() == isa_name(isa));
         w.set_state(s);
         INFO(isa_name(isa) << " " << dims << "D f64 " << (prec == Precision::f64));
         CHECK(grid_neighbour_counts(w) == kn);

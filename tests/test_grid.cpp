@@ -276,19 +276,19 @@ TEST_CASE("grid reports its kernel, bytes per boid and pair counts", "[grid]") {
   d.threads = 1;
   World w = test::create_checked(d);
   // The best instruction set this CPU and build have (BOIDS_MAX_ISA aside), asked of the CPU.
-  CHECK(w.engine().kernel_name() == isa_name(test::expected_isa()));
+  CHECK(engine_of(w).kernel_name() == isa_name(test::expected_isa()));
   d.simd = false;
-  CHECK(test::create_checked(d).engine().kernel_name() == "scalar");
+  CHECK(engine_of(test::create_checked(d)).kernel_name() == "scalar");
   d.simd = true;
   w.step(1);
-  CHECK(w.engine().bytes_per_boid() > 2 * BoidStore<float>::bytes_per_boid());
-  CHECK(w.engine().bytes_per_boid() < 120);
-  const PairCounts pc = w.engine().count_pairs();
+  CHECK(engine_of(w).bytes_per_boid() > 2 * BoidStore<float>::bytes_per_boid());
+  CHECK(engine_of(w).bytes_per_boid() < 120);
+  const PairCounts pc = engine_of(w).count_pairs();
   // Naive counts the same neighbours (the useful pairs do not depend on the search).
   d.engine = EngineKind::naive;
   World nw = test::create_checked(d);
   nw.set_state(w.state());
-  const PairCounts pn = nw.engine().count_pairs();
+  const PairCounts pn = engine_of(nw).count_pairs();
   CHECK(pc.neighbours == pn.neighbours);
   CHECK(pc.neighbours > 20u * 2000u);
   CHECK(pc.candidates > pc.neighbours);

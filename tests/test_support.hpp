@@ -144,9 +144,9 @@ class MaxIsaScope {
 /// Whether kind 0's pair rule of this world runs the SIMD kernels (else the grid engine runs
 /// its scalar "generic" kernel: linear separation, nearest-neighbour tracking).
 inline bool standard_pair_rule(const World& w) {
-  if (const auto* f = dynamic_cast<const EngineT<float>*>(&w.engine()))
+  if (const auto* f = dynamic_cast<const EngineT<float>*>(&engine_of(w)))
     return simd_pair_rule(f->params().kind[0]);
-  if (const auto* d = dynamic_cast<const EngineT<double>*>(&w.engine()))
+  if (const auto* d = dynamic_cast<const EngineT<double>*>(&engine_of(w)))
     return simd_pair_rule(d->params().kind[0]);
   FAIL("the world's engine is neither EngineT<float> nor EngineT<double>");
   return false;
@@ -167,9 +167,9 @@ inline std::string expected_kernel(const World& w, EngineKind e) {
 /// Requires that `w` really runs engine `e` with the kernel it should: no silent fallback to
 /// the naive stepper or to the scalar kernels.
 inline void require_engine(const World& w, EngineKind e) {
-  INFO("engine " << engine_name(e) << ", kernel " << w.engine().kernel_name());
+  INFO("engine " << engine_name(e) << ", kernel " << engine_of(w).kernel_name());
   REQUIRE(w.def().engine == e);
-  REQUIRE(w.engine().kernel_name() == expected_kernel(w, e));
+  REQUIRE(engine_of(w).kernel_name() == expected_kernel(w, e));
 }
 
 /// World::create() followed by require_engine().

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "core/model.hpp"  // beh::target_at: where the scripted target is at a given time
+#include "boids/debug.hpp"  // target_pose: where the scripted target is at a given time
 #include "imgui.h"
 
 namespace boids::view {
@@ -138,16 +138,8 @@ void add_shapes(const WorldDef& def, std::uint64_t step, LineBatch& outlines, Li
   }
   if (uses_goal(def)) cross(lines, vec(def.goal, def), unit, kGoalRgba, flat);
   if (uses_target(def) || g_saved) {
-    double p0[3], vel[3] = {0, 0, 0}, p[3], v[3];
-    for (int c = 0; c < 3; ++c) {
-      const auto i = std::size_t(c);
-      p0[c] = c < def.dims
-                  ? (i < def.target.position.size() ? def.target.position[i] : 0.5 * def.size)
-                  : 0.0;
-      vel[c] = c < def.dims && i < def.target.velocity.size() ? def.target.velocity[i] : 0.0;
-    }
-    beh::target_at(p0, vel, def.target.hold, def.target.move, double(step) * def.dt, def.dims, p,
-                   v);
+    const TargetPose pose = target_pose(def, double(step) * def.dt);
+    const double* p = pose.position;
     const glm::vec3 tp{float(p[0]), float(p[1]), flat ? 0.0f : float(p[2])};
     const glm::vec4 magenta(1.0f, 0.3f, 0.9f, 1.0f);
     cross(lines, tp, unit, magenta, flat);

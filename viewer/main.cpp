@@ -17,8 +17,8 @@
 
 #include "backends/imgui_impl_glfw.h"
 #include "backends/imgui_impl_opengl3.h"
-#include "core/scenario.hpp"
-#include "core/state_csv.hpp"
+#include "boids/io.hpp"
+#include "boids/scenario.hpp"
 #include "imgui.h"
 #include "viewer/app.hpp"
 #include "viewer/behaviours.hpp"

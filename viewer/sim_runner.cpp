@@ -9,7 +9,6 @@
 #endif
 
 #include "boids/debug.hpp"
-#include "core/engine.hpp"
 
 namespace boids::view {
 
@@ -59,7 +58,7 @@ SimRunner::SimRunner(const WorldDef& def, std::optional<State> init, int warmup,
   if (warmup > 0) world_.step(warmup);
   stats_.count = world_.count();
   stats_.steps = world_.step_count();
-  stats_.kernel = world_.engine().kernel_name();
+  stats_.kernel = world_.kernel_name();
   paused_.store(paused);
   publish();
   thread_ = std::thread([this] { run(); });
@@ -76,7 +75,7 @@ SimRunner::SimRunner(World world, int warmup, bool paused, InstanceSink* sink)
   if (warmup > 0) world_.step(warmup);
   stats_.count = world_.count();
   stats_.steps = world_.step_count();
-  stats_.kernel = world_.engine().kernel_name();
+  stats_.kernel = world_.kernel_name();
   paused_.store(paused);
   publish();
   thread_ = std::thread([this] { run(); });
@@ -318,7 +317,7 @@ void SimRunner::apply_requests(std::unique_lock<std::mutex>& lock) {
   def_ = world_.def();
   stats_.count = world_.count();
   stats_.steps = world_.step_count();
-  stats_.kernel = world_.engine().kernel_name();
+  stats_.kernel = world_.kernel_name();
 }
 
 void SimRunner::run() {

@@ -27,13 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "boids/export.h"
 #include "boids/version.h"
-
-#if defined(__GNUC__)
-#define BOIDS_API __attribute__((visibility("default")))
-#else
-#define BOIDS_API
-#endif
 
 #ifdef __cplusplus
 extern "C" {

@@ -28,6 +28,15 @@ struct ForceExplanation {
 /// Re-runs the next step's scalar math for the boid with this id (the naive stepper's sums
 /// over the id-ordered state), without changing the world. Throws Error for an unknown id.
 /// Cost O(n) (O(n * predators) with chasing predators): meant for one boid per frame.
-ForceExplanation explain_forces(const World& world, std::uint32_t id);
+BOIDS_API ForceExplanation explain_forces(const World& world, std::uint32_t id);
+
+/// Where the scripted target of `def.target` is, and how fast it moves, at time `t` (s): the
+/// same script the seek, flee and formation behaviours follow (docs/behaviours.md). Units u
+/// and u/s; z = 0 in 2D. Pure: depends on `def` and `t` only.
+struct TargetPose {
+  double position[3] = {0, 0, 0};
+  double velocity[3] = {0, 0, 0};
+};
+BOIDS_API TargetPose target_pose(const WorldDef& def, double t);
 
 }  // namespace boids

@@ -32,12 +32,12 @@ struct FlockMetrics {
 
 /// Computes the metrics of the boids of `kind` (0, 1 or 2) in `world`, on the world's own
 /// thread setting (def().threads or its host parallel-for). Throws Error for a bad kind.
-FlockMetrics compute_metrics(const World& world, int kind = 0);
+BOIDS_API FlockMetrics compute_metrics(const World& world, int kind = 0);
 
 /// The same, reusing its worker threads and buffers across calls: for computing the metrics
 /// of a running world every few steps. One calculator must not be used from two threads at
 /// once.
-class MetricsCalculator {
+class BOIDS_API MetricsCalculator {
  public:
   /// threads: 0 = all cores, 1 = the calling thread only (as WorldDef::threads).
   /// host_parallel_for / host_context: as in WorldDef (then `threads` is ignored).

@@ -18,20 +18,21 @@ namespace boids {
 /// range, then the whole def with validate(). Throws boids::Error with one line,
 /// "FILE:LINE: KEY: what is wrong", on the first problem. Keys the file leaves out keep the
 /// defaults of default_world_def().
-WorldDef load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+BOIDS_API WorldDef load_scenario(const std::string& path,
+                                 const std::vector<std::string>& overrides = {});
 
 /// Same for scenario text already in memory; `name` stands for the file in messages.
-WorldDef parse_scenario(std::string_view text, const std::string& name,
-                        const std::vector<std::string>& overrides = {});
+BOIDS_API WorldDef parse_scenario(std::string_view text, const std::string& name,
+                                  const std::vector<std::string>& overrides = {});
 
 /// The built-in default scenario (3D, wrap, about 30 neighbours per boid) as TOML text.
-std::string_view default_scenario_text();
+BOIDS_API std::string_view default_scenario_text();
 
 /// Writes every key of `def` as scenario TOML, such that parse_scenario() gives `def` back
 /// exactly (doubles are written with 17 significant digits). Snapshots store this text.
-std::string scenario_to_toml(const WorldDef& def);
+BOIDS_API std::string scenario_to_toml(const WorldDef& def);
 
 /// Every key a scenario may contain, "section.key", in documentation order.
-std::vector<std::string> scenario_keys();
+BOIDS_API std::vector<std::string> scenario_keys();
 
 }  // namespace boids

@@ -1,6 +1,7 @@
 // boids: the library version for C++ (the macros come from the generated boids/version.h).
 #pragma once
 
+#include "boids/export.h"
 #include "boids/version.h"
 
 namespace boids {
@@ -11,6 +12,6 @@ inline constexpr int kVersionPatch = BOIDS_VERSION_PATCH;
 
 /// Version of the library actually linked, "MAJOR.MINOR.PATCH". Equal to BOIDS_VERSION_STRING
 /// unless the headers and the library come from different releases.
-const char* version() noexcept;
+BOIDS_API const char* version() noexcept;
 
 }  // namespace boids

@@ -25,7 +25,7 @@
 namespace boids {
 
 /// The one exception type of the API: bad input, a bad file, or an impossible request.
-class Error : public std::runtime_error {
+class BOIDS_API Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
@@ -49,7 +49,8 @@ struct State {
   std::vector<std::uint8_t> kind;
 };
 
-class EngineBase;  // internal
+class EngineBase;       // internal: the engine behind a World
+struct WorldInternals;  // internal
 
 /// Options for World::load(). The snapshot holds every def field except the host threading
 /// (function pointers cannot be saved); give it here, or override the thread count.
@@ -63,7 +64,7 @@ struct LoadOptions {
 inline constexpr std::size_t kNoIndex = static_cast<std::size_t>(-1);
 
 /// A simulated flock. Movable, not copyable.
-class World {
+class BOIDS_API World {
  public:
   /// Creates a world from a def obtained from default_world_def(). Throws Error when the def
   /// is invalid (the message names the field) or the boid count would not fit in memory.
@@ -140,16 +141,13 @@ class World {
   /// engine's instruction set, e.g. "scalar", "sse4.2", "avx2+fma" or "avx512".
   std::string kernel_name() const;
 
-  /// Internal engine, for tools inside this project (bench, tests). Not a stable API.
-  EngineBase& engine() noexcept;
-  const EngineBase& engine() const noexcept;
-
  private:
+  friend struct WorldInternals;  // the library's own access to the engine (core/engine.hpp)
   explicit World(std::unique_ptr<EngineBase> e);
   std::unique_ptr<EngineBase> engine_;
 };
 
 /// Validates a def; throws Error naming the first bad field ("rules.radius: ...").
-void validate(const WorldDef& def);
+BOIDS_API void validate(const WorldDef& def);
 
 }  // namespace boids

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "boids/export.h"
+
 namespace boids {
 
 /// What happens at the faces of the world box [0, size)^dims.
@@ -224,6 +226,6 @@ struct WorldDef {
 };
 
 /// A WorldDef with every default filled in.
-WorldDef default_world_def();
+BOIDS_API WorldDef default_world_def();
 
 }  // namespace boids

@@ -19,8 +19,11 @@ from typing import Any, Iterable, Mapping, Optional, Union
 import numpy as np
 
 from . import _boids
+from ._recorder import Recorder
+from ._sweep import sweep
 
-__all__ = ["World", "scenario_keys", "default_scenario_text", "__version__"]
+__all__ = ["World", "Recorder", "sweep", "scenario_keys", "default_scenario_text",
+           "__version__"]
 __version__: str = _boids.__version__
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -135,6 +138,7 @@ class World:
         self._w = w
         self._lock = threading.RLock()
         self._guards: "weakref.WeakSet[_ViewGuard]" = weakref.WeakSet()
+        self._recorders: "list[Recorder]" = []
 
     @classmethod
     def from_file(cls, path: PathLike, overrides: Optional[Mapping[str, Any]] = None,
@@ -164,9 +168,30 @@ class World:
         """Advances ``n`` steps of ``dt``; releases the GIL while the engine runs.
 
         Existing views stay readable and show a state of this world, but which one is
-        undefined after a step: read them again (``w.positions``) after stepping."""
+        undefined after a step: read them again (``w.positions``) after stepping. Open
+        recordings (``record``) take their frames in between, at their cadence."""
+        n = int(n)
         with self._lock:
-            self._w.step(int(n))
+            if n < 0 or not self._recorders:
+                self._w.step(n)
+                return
+            done = 0
+            while done < n:
+                batch = min([n - done] + [r._steps_to_next() for r in self._recorders])
+                self._w.step(batch)
+                done += batch
+                for r in list(self._recorders):
+                    r._after_step()
+
+    def record(self, path: PathLike, every: int = 1) -> Recorder:
+        """Starts recording the trajectory to ``path``: the state now, then every ``every``
+        steps, and the last state on ``close()`` (``with w.record(...)`` closes it). Same
+        files as ``boids run --record PATH --every K``: CSV for ``.csv``, else the binary
+        BOIDSREC format (docs/formats.md). Several recordings may be open at once."""
+        with self._lock:
+            r = Recorder(self, os.fspath(path), every)
+            self._recorders.append(r)
+            return r
 
     # Views ------------------------------------------------------------------------------
     def _view(self, name: str) -> np.ndarray:

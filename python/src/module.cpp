@@ -1,6 +1,7 @@
 // The compiled half of the Python package: boids._boids, a pybind11 module over the public
 // C++ API (include/boids/) only. The pure-Python layer (python/boids/__init__.py) adds the
-// keyword overrides, file checks and view bookkeeping; everything here is thin on purpose.
+// keyword overrides, file checks, view bookkeeping, recording cadence and sweeps; everything
+// here is thin on purpose.
 //
 // Views: positions/velocities are numpy arrays of shape (n, dims) that alias the world's
 // id-ordered component block (ComponentsView::stride), read-only, with the World as their
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "boids/io.hpp"
 #include "boids/metrics.hpp"
 #include "boids/scenario.hpp"
 #include "boids/world.hpp"
@@ -109,6 +111,37 @@ PYBIND11_MODULE(_boids, m) {
 
   m.def("default_scenario_text", [] { return std::string(boids::default_scenario_text()); });
   m.def("scenario_keys", &boids::scenario_keys);
+
+  // The seed of a scenario after its overrides (checked like create() checks them).
+  m.def(
+      "scenario_seed",
+      [](const std::string& text, const std::string& name,
+         const std::vector<std::string>& overrides, bool is_file) {
+        const boids::WorldDef def = is_file ? boids::load_scenario(name, overrides)
+                                            : boids::parse_scenario(text, name, overrides);
+        return def.seed;
+      },
+      py::arg("text"), py::arg("name"), py::arg("overrides"), py::arg("is_file"));
+
+  // boids::Recorder (boids/io.hpp); the Python layer decides when frames are taken.
+  py::class_<boids::Recorder>(m, "Recorder")
+      .def(py::init<const std::string&, const boids::World&, std::uint64_t>(), py::arg("path"),
+           py::arg("world"), py::arg("every"))
+      .def(
+          "frame",
+          [](boids::Recorder& r, const boids::World& w) {
+            py::gil_scoped_release release;
+            r.frame(w);
+          },
+          py::arg("world"))
+      .def("finish",
+           [](boids::Recorder& r) {
+             py::gil_scoped_release release;
+             r.finish();
+           })
+      .def_property_readonly("frames", &boids::Recorder::frames)
+      .def_property_readonly("every", &boids::Recorder::every)
+      .def_property_readonly("finished", &boids::Recorder::finished);
 
   py::class_<boids::World>(m, "World")
       .def_static("create", &create, py::arg("text"), py::arg("name"), py::arg("overrides"),

@@ -119,7 +119,7 @@ void snapshot(const std::uint8_t* data, std::size_t size) {
     if (d.def.count > kMaxFuzzBoids || d.state.id.size() > kMaxFuzzBoids) return;
     d.def.threads = 1;
     World w = World::create(d.def);
-    w.engine().restore(d.state, d.step_count, d.next_id);
+    engine_of(w).restore(d.state, d.step_count, d.next_id);
     w.step(1);
     require_finite(w);
     (void)encode_snapshot(w);

@@ -24,8 +24,11 @@ set(libdir ${prefix}/${LIBDIR})
 run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} --config ${CONFIG})
 foreach(f include/boids/boids.h include/boids/boids.hpp include/boids/world.hpp
           include/boids/world_def.hpp include/boids/version.h include/boids/version.hpp
+          include/boids/export.h include/boids/io.hpp include/boids/scenario.hpp
+          include/boids/engine_info.hpp include/boids/metrics.hpp
           ${LIBDIR}/cmake/boids/boidsConfig.cmake ${LIBDIR}/cmake/boids/boidsConfigVersion.cmake
-          ${LIBDIR}/pkgconfig/boids.pc bin/boids)
+          ${LIBDIR}/pkgconfig/boids.pc ${LIBDIR}/pkgconfig/boids-static.pc ${LIBDIR}/libboids.a
+          ${LIBDIR}/libboids.so ${LIBDIR}/libboids.so.0.1 bin/boids)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "not installed: ${f}")
   endif()
@@ -38,6 +41,36 @@ foreach(h IN LISTS headers)
     message(FATAL_ERROR "${h} includes a private dependency: ${bad}")
   endif()
 endforeach()
+# The shared library: versioned, SONAME libboids.so.0.1, and only the public API exported
+# (hidden visibility): the C API and boids:: functions, no engine, kernel or store symbol.
+run("readelf SONAME" readelf -d ${libdir}/libboids.so)
+expect_output("SONAME[^\n]*libboids\\.so\\.0\\.1\\]")
+run("exported symbols" nm -D -C --defined-only ${libdir}/libboids.so)
+expect_output("boids_world_create")
+expect_output("boids::World::create")
+expect_output("boids::Recorder::frame")
+expect_output("boids::load_scenario")
+foreach(internal EngineT GridEngine BoidStore kernel_table AtomicFile init_state ModelParams)
+  if(last_output MATCHES "${internal}")
+    message(FATAL_ERROR "libboids.so exports an internal symbol (${internal}):\n${last_output}")
+  endif()
+endforeach()
+
+# Which libboids an executable uses: NEEDED libboids.so.0.1 for the shared one, none for the
+# static one.
+function(expect_linked exe which)
+  execute_process(COMMAND readelf -d ${exe} OUTPUT_VARIABLE dyn RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "readelf -d ${exe} failed")
+  endif()
+  if(which STREQUAL "shared" AND NOT dyn MATCHES "NEEDED[^\n]*libboids\\.so\\.0\\.1")
+    message(FATAL_ERROR "${exe} should use the shared libboids:\n${dyn}")
+  elseif(which STREQUAL "static" AND dyn MATCHES "libboids")
+    message(FATAL_ERROR "${exe} should have libboids linked in statically:\n${dyn}")
+  endif()
+  message(STATUS "${exe}: ${which} libboids, as asked")
+endfunction()
+
 run("installed boids --version" ${prefix}/bin/boids --version)
 expect_output("boids [0-9]+\\.[0-9]+\\.[0-9]+")
 
@@ -50,6 +83,17 @@ run("C++ example (find_package)" ${WORK_DIR}/examples/hello_boids)
 expect_output("boids [0-9.]+: 2000 boids after 100 steps")
 run("C example (find_package)" ${WORK_DIR}/examples/hello_boids_c)
 expect_output("\\(C\\): 2000 boids")
+expect_linked(${WORK_DIR}/examples/hello_boids shared)
+expect_linked(${WORK_DIR}/examples/hello_boids_c shared)
+
+# The static library through the same package: BOIDS_USE_STATIC_LIBS=ON.
+run("configure examples (static)" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples
+    -B ${WORK_DIR}/examples_static -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release
+    -DBOIDS_USE_STATIC_LIBS=ON -DCMAKE_C_COMPILER=${C_COMPILER} -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
+run("build examples (static)" ${CMAKE_COMMAND} --build ${WORK_DIR}/examples_static -j2)
+run("C++ example (find_package, static)" ${WORK_DIR}/examples_static/hello_boids)
+expect_output("boids [0-9.]+: 2000 boids after 100 steps")
+expect_linked(${WORK_DIR}/examples_static/hello_boids static)
 
 # A version the package does not satisfy must be refused.
 file(WRITE ${WORK_DIR}/v9/CMakeLists.txt
@@ -73,6 +117,18 @@ run("run C example (pkg-config)" ${CMAKE_COMMAND} -E env LD_LIBRARY_PATH=${libdi
 expect_output("\\(C\\): 2000 boids")
 run("run C++ example (pkg-config)" ${CMAKE_COMMAND} -E env LD_LIBRARY_PATH=${libdir} ${WORK_DIR}/hello_pc_cpp)
 expect_output("2000 boids after 100 steps")
+expect_linked(${WORK_DIR}/hello_pc_cpp shared)
+execute_process(COMMAND pkg-config --cflags --libs boids-static OUTPUT_VARIABLE pcs
+                RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "pkg-config --cflags --libs boids-static failed")
+endif()
+separate_arguments(pcs UNIX_COMMAND "${pcs}")
+run("C++ example (pkg-config boids-static)" ${CXX_COMPILER} -std=c++20
+    ${SOURCE_DIR}/examples/hello.cpp ${pcs} -o ${WORK_DIR}/hello_pc_static)
+run("run C++ example (pkg-config boids-static)" ${WORK_DIR}/hello_pc_static)
+expect_output("2000 boids after 100 steps")
+expect_linked(${WORK_DIR}/hello_pc_static static)
 
 # 4. Python ctypes + numpy on the installed shared library.
 if(SHARED_LIB)

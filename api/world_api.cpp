@@ -1,5 +1,5 @@
 // The World functions that change a world's population or def between steps, and snapshots.
-// (core/world.cpp holds creation, stepping and the views.)
+// (api/world.cpp holds creation, stepping and the views.)
 #include <algorithm>
 
 #include "boids/world.hpp"

@@ -8,8 +8,8 @@
 #include <new>
 #include <string>
 
+#include "api/c_api_internal.hpp"
 #include "boids/world.hpp"
-#include "core/c_api_internal.hpp"
 #include "core/input_limits.hpp"
 #include "core/scenario.hpp"
 

@@ -1,4 +1,4 @@
-// Shared by the C API's source files (core/c_api*.cpp): the handle behind boids_world and the
+// Shared by the C API's source files (api/c_api*.cpp): the handle behind boids_world and the
 // thread-local last-error message.
 #pragma once
 

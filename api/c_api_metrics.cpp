@@ -2,9 +2,9 @@
 #include <new>
 #include <string>
 
+#include "api/c_api_internal.hpp"
 #include "boids/boids.h"
 #include "boids/metrics.hpp"
-#include "core/c_api_internal.hpp"
 
 extern "C" boids_status boids_world_compute_metrics(const boids_world* world, int32_t kind,
                                                     boids_flock_metrics* out_metrics) {

@@ -65,8 +65,9 @@ std::uint64_t World::state_hash() const { return engine_->state_hash(); }
 std::string World::kernel_name() const { return engine_->kernel_name(); }
 std::span<const std::uint8_t> World::kinds() const { return engine_->kinds(); }
 std::span<const std::uint32_t> World::ids() const { return engine_->ids(); }
-EngineBase& World::engine() noexcept { return *engine_; }
-const EngineBase& World::engine() const noexcept { return *engine_; }
+
+PairCounts count_pairs(const World& w) { return engine_of(w).count_pairs(); }
+std::size_t engine_bytes_per_boid(const World& w) { return engine_of(w).bytes_per_boid(); }
 
 namespace {
 template <class T>
