@@ -132,10 +132,10 @@ TEST_CASE("couzin: Gaussian angular noise of standard deviation rules.noise", "[
     const boids::State b = w.state();
     double sum = 0, sum2 = 0;
     for (std::size_t i = 0; i < a.id.size(); ++i) {
-      double dot = a.vx[i] * b.vx[i] + a.vy[i] * b.vy[i], la = 0, lb = 0;
-      if (dims == 3) dot += a.vz[i] * b.vz[i];
-      la = std::sqrt(a.vx[i] * a.vx[i] + a.vy[i] * a.vy[i] + a.vz[i] * a.vz[i]);
-      lb = std::sqrt(b.vx[i] * b.vx[i] + b.vy[i] * b.vy[i] + b.vz[i] * b.vz[i]);
+      const double az = dims == 3 ? a.vz[i] : 0.0, bz = dims == 3 ? b.vz[i] : 0.0;
+      const double dot = a.vx[i] * b.vx[i] + a.vy[i] * b.vy[i] + az * bz;
+      const double la = std::sqrt(a.vx[i] * a.vx[i] + a.vy[i] * a.vy[i] + az * az);
+      const double lb = std::sqrt(b.vx[i] * b.vx[i] + b.vy[i] * b.vy[i] + bz * bz);
       double t = std::acos(std::max(-1.0, std::min(1.0, dot / (la * lb))));
       if (dims == 2 && a.vx[i] * b.vy[i] - a.vy[i] * b.vx[i] < 0) t = -t;
       sum += t;
