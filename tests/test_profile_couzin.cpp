@@ -121,7 +121,7 @@ TEST_CASE("couzin: the heading turns by at most turn_rate * dt", "[profile][couz
 TEST_CASE("couzin: Gaussian angular noise of standard deviation rules.noise", "[profile][couzin]") {
   for (int dims : {2, 3}) {
     boids::WorldDef d = zone_def(dims, 4000);
-    d.size = 4000;  // boids far apart: only the noise turns them
+    d.size = 100000;  // boids far apart: only the noise turns them
     d.kinds[0].rules.noise = 10;
     d.kinds[0].rules.radius = 1.5;  // and no neighbour within reach
     d.kinds[0].rules.orientation_radius = 1.2;

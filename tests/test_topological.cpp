@@ -17,6 +17,7 @@ boids::WorldDef vicsek_topo(int k, double radius) {
   d.profile = boids::Profile::vicsek;
   d.dt = 1;
   d.kinds[0].rules.radius = radius;
+  d.kinds[0].rules.separation_radius = 0.5;
   d.kinds[0].rules.neighbours = boids::NeighbourRule::topological;
   d.kinds[0].rules.topological_k = k;
   d.kinds[0].motion.max_speed = 1;
