@@ -30,6 +30,18 @@ struct KindParams {
   BehaviourParams<Real> beh;
 };
 
+/// Kind 0's neighbour-list rules (core/neighbour_list.hpp): the couzin profile and the
+/// topological neighbours run their own per-boid pass instead of the FlockSums kernels.
+template <class Real>
+struct ListParams {
+  bool active = false;       // couzin or topological: the engines take the list path for kind 0
+  bool couzin = false;       // world.profile = "couzin"
+  std::int32_t topo_k = 0;   // rules.topological_k with neighbours = topological, else 0
+  Real ori_radius2 = 0;      // r_o^2 (couzin)
+  double sigma = 0;          // couzin: Gaussian noise standard deviation (rad)
+  double turn_per_step = 0;  // couzin: theta * tau (rad)
+};
+
 template <class Real>
 struct ModelParams {
   int dims = 3;
@@ -38,6 +50,7 @@ struct ModelParams {
   Real below_size = 0;  // nextafter(size, 0): the reflecting wall's largest inside value
   KindParams<Real> kind[kKindCount];
   WorldBehaviour<Real> beh;
+  ListParams<Real> list;
 
   static ModelParams from_def(const WorldDef& d) {
     ModelParams m;
@@ -74,6 +87,13 @@ struct ModelParams {
     if (d.profile == Profile::abm) m.beh.any_kind_active = true;
     // Noise and the vicsek profile finish in core/profile_vicsek.hpp, on the behaviour path.
     if (d.profile == Profile::vicsek || d.kinds[0].rules.noise > 0) m.beh.any_kind_active = true;
+    const RuleDef& r0 = d.kinds[0].rules;
+    m.list.couzin = d.profile == Profile::couzin;
+    m.list.topo_k = r0.neighbours == NeighbourRule::topological ? r0.topological_k : 0;
+    m.list.active = m.list.couzin || m.list.topo_k > 0;
+    m.list.ori_radius2 = Real(r0.orientation_radius * r0.orientation_radius);
+    m.list.sigma = r0.noise * 3.14159265358979323846 / 180.0;
+    m.list.turn_per_step = d.kinds[0].vehicle.turn_rate * 3.14159265358979323846 / 180.0 * d.dt;
     return m;
   }
 };

@@ -3,6 +3,8 @@
 // the new state is written to a second store (synchronous update).
 #include "core/naive.hpp"
 
+#include "core/neighbour_list.hpp"
+
 namespace boids {
 namespace {
 
@@ -52,12 +54,21 @@ class NaiveEngine final : public EngineT<Real> {
     next_.dims = s.dims;
     next_.resize(s.n);
     const StepContext<Real> ctx = prepare_step(m, s, this->steps_, this->def_.seed);
-    for (std::size_t i = 0; i < s.n; ++i)
+    for (std::size_t i = 0; i < s.n; ++i) {
+      if (m.list.active && s.kind[i] == 0) {
+        // Topological neighbours and the couzin profile (core/neighbour_list.hpp).
+        list_.clear();
+        nlist::gather<Real, D>(m, s, i, 0, std::uint32_t(s.n), list_);
+        nlist::finish_from_list<Real, D>(m, ctx, s, i, list_, next_, i);
+        continue;
+      }
       finish_slot<Real, D>(m, ctx, s, i, sums_for<D>(i), next_, i);
+    }
     this->s_.swap(next_);
   }
 
   BoidStore<Real> next_;
+  std::vector<nlist::Neighbour<Real>> list_;
 };
 
 }  // namespace

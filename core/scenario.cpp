@@ -49,6 +49,20 @@ min_speed = 1.0
 max_force = 2.0
 )";
 
+// The couzin profile's defaults: the parameters of Couzin et al. (2002), Fig. 1 and 2
+// (sigma = 0.05 rad in degrees); r_o and r_a are this project's choice (docs/profiles.md).
+const std::pair<const char*, double> kCouzinDefaults[] = {
+    {"rules.separation_radius", 1.0},
+    {"rules.orientation_radius", 3.0},
+    {"rules.radius", 17.0},
+    {"rules.view_angle", 270.0},
+    {"rules.noise", 2.8647889756541161},
+    {"vehicle.turn_rate", 40.0},
+    {"motion.max_speed", 3.0},
+    {"motion.min_speed", 3.0},
+    {"motion.dt", 0.1},
+};
+
 // Where a key's value came from, for messages: "file:line" or "--set key=value".
 struct Origin {
   std::string where;
@@ -354,9 +368,11 @@ std::vector<Field> schema(WorldDef& d) {
   f.push_back(
       choice("world.boundary", &d.boundary,
              {{"wrap", Boundary::wrap}, {"reflect", Boundary::reflect}, {"open", Boundary::open}}));
-  f.push_back(choice(
-      "world.profile", &d.profile,
-      {{"standard", Profile::standard}, {"abm", Profile::abm}, {"vicsek", Profile::vicsek}}));
+  f.push_back(choice("world.profile", &d.profile,
+                     {{"standard", Profile::standard},
+                      {"abm", Profile::abm},
+                      {"vicsek", Profile::vicsek},
+                      {"couzin", Profile::couzin}}));
   f.push_back(integer("boids.count", &d.count, 0, std::numeric_limits<std::int32_t>::max()));
   f.push_back(seed_field("boids.seed", &d.seed));
   f.push_back(
@@ -372,7 +388,15 @@ std::vector<Field> schema(WorldDef& d) {
     f.push_back(number(p + "rules.separation", &r.separation));
     f.push_back(number(p + "rules.alignment", &r.alignment));
     f.push_back(number(p + "rules.cohesion", &r.cohesion));
-    if (k == 0) f.push_back(number("rules.noise", &r.noise));
+    if (k == 0) {
+      f.push_back(number("rules.noise", &r.noise));
+      f.push_back(number("rules.orientation_radius", &r.orientation_radius));
+      f.push_back(
+          choice("rules.neighbours", &r.neighbours,
+                 {{"metric", NeighbourRule::metric}, {"topological", NeighbourRule::topological}}));
+      f.push_back(integer("rules.topological_k", &r.topological_k, 1,
+                          std::numeric_limits<std::int32_t>::max()));
+    }
     if (k == 0) f.push_back(number("motion.dt", &d.dt));
     f.push_back(number(p + "motion.max_speed", &m.max_speed));
     f.push_back(number(p + "motion.min_speed", &m.min_speed));
@@ -512,6 +536,15 @@ WorldDef build(const toml::table& root_in, const std::string& name,
     keys.push_back(f.key);
   }
   walk(root, "", name, by_key, keys, origins);
+  if (def.profile == Profile::couzin) {
+    // The couzin profile's own defaults (Couzin et al. 2002; docs/profiles.md) for every key
+    // the scenario leaves unset.
+    for (const auto& [key, value] : kCouzinDefaults) {
+      if (origins.count(key)) continue;
+      toml::table t{{"v", value}};
+      by_key.at(key)->set(*t.get("v"), name);
+    }
+  }
 
   if (auto e = check_def(def)) {
     auto it = origins.find(e->field);

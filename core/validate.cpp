@@ -121,14 +121,44 @@ std::optional<FieldError> check_kind_behaviour(const WorldDef& d, int k) {
   return std::nullopt;
 }
 
+// The couzin profile's radii and what it does not combine with; the topological rule's k.
+std::optional<FieldError> check_couzin_topological(const WorldDef& d) {
+  auto bad = [](std::string f, std::string m) { return FieldError{std::move(f), std::move(m)}; };
+  const RuleDef& r = d.kinds[0].rules;
+  if (r.neighbours != NeighbourRule::metric && r.neighbours != NeighbourRule::topological)
+    return bad("rules.neighbours", "must be \"metric\" or \"topological\"");
+  if (r.topological_k < 1)
+    return bad("rules.topological_k", "must be an integer >= 1, got " + num(r.topological_k));
+  if (!std::isfinite(r.orientation_radius) || r.orientation_radius < 0)
+    return bad("rules.orientation_radius",
+               "must be a finite number >= 0, got " + num(r.orientation_radius));
+  if (d.profile != Profile::couzin) return std::nullopt;
+  if (r.orientation_radius < r.separation_radius || r.orientation_radius > r.radius)
+    return bad("rules.orientation_radius",
+               "must be in [rules.separation_radius, rules.radius] = [" + num(r.separation_radius) +
+                   ", " + num(r.radius) + "] in the couzin profile, got " +
+                   num(r.orientation_radius));
+  if (d.predators > 0) return bad("predators.count", "must be 0 in the couzin profile");
+  if (d.leaders > 0) return bad("leaders.count", "must be 0 in the couzin profile");
+  if (!d.spheres.empty()) return bad("obstacles.spheres", "must be empty in the couzin profile");
+  if (!d.boxes.empty()) return bad("obstacles.boxes", "must be empty in the couzin profile");
+  if (behaviour_params<double>(d.kinds[0], d.dt).active)
+    return bad("world.profile",
+               "\"couzin\" moves the boids by its own zones: steering behaviours and vehicle "
+               "models other than point_mass cannot be combined with it");
+  return std::nullopt;
+}
+
 std::optional<FieldError> check_behaviour_world(const WorldDef& d) {
   auto bad = [](std::string f, std::string m) { return FieldError{std::move(f), std::move(m)}; };
   if (std::uint64_t(d.predators) + d.leaders > d.count)
     return bad("predators.count", "predators.count + leaders.count (" +
                                       num(double(d.predators) + d.leaders) +
                                       ") must be <= boids.count (" + num(d.count) + ")");
-  if (d.profile != Profile::standard && d.profile != Profile::abm && d.profile != Profile::vicsek)
-    return bad("world.profile", "must be \"standard\", \"abm\" or \"vicsek\"");
+  if (d.profile != Profile::standard && d.profile != Profile::abm && d.profile != Profile::vicsek &&
+      d.profile != Profile::couzin)
+    return bad("world.profile", "must be \"standard\", \"abm\", \"vicsek\" or \"couzin\"");
+  if (auto e = check_couzin_topological(d)) return e;
   if (d.profile == Profile::abm) {
     const MotionDef& m = d.kinds[0].motion;
     if (m.min_speed != m.max_speed)
@@ -319,7 +349,7 @@ std::optional<FieldError> check_def(const WorldDef& d) {
       return bad(p + "rules.view_angle", "must be in (0, 360] degrees, got " + num(r.view_angle));
     if (k == 0 && (!std::isfinite(r.noise) || r.noise < 0 || r.noise > 360))
       return bad("rules.noise", "must be in [0, 360] degrees, got " + num(r.noise));
-    if (k == 0 && r.noise > 0 && d.profile != Profile::vicsek &&
+    if (k == 0 && r.noise > 0 && d.profile != Profile::vicsek && d.profile != Profile::couzin &&
         (d.profile == Profile::abm || d.predators > 0 || d.leaders > 0 || !d.spheres.empty() ||
          !d.boxes.empty() || behaviour_params<double>(d.kinds[0], d.dt).active))
       return bad("rules.noise",

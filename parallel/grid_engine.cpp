@@ -20,6 +20,7 @@
 #include "core/kernels.hpp"
 #include "parallel/cell_list.hpp"
 #include "parallel/cluster_grid.hpp"
+#include "parallel/list_step.hpp"
 #include "parallel/threading.hpp"
 
 namespace boids {
@@ -53,6 +54,7 @@ class GridEngine final : public EngineT<Real> {
   }
 
   std::string kernel_name() const override {
+    if (m_.list.active) return "list";  // parallel/list_step.hpp
     if (!simd_pair_rule(m_.kind[0])) return "generic";
     return cluster_path() ? std::string("cluster-") + isa_name(isa_) : isa_name(isa_);
   }
@@ -188,7 +190,7 @@ class GridEngine final : public EngineT<Real> {
  private:
   // The cluster kernels (engine.kind = "cluster") cover the standard pair rule; other pair
   // rules run the row path's generic kernel (kernel_name() says which ran).
-  bool cluster_path() const { return cluster_ && simd_pair_rule(m_.kind[0]); }
+  bool cluster_path() const { return cluster_ && simd_pair_rule(m_.kind[0]) && !m_.list.active; }
 
   GridSettings settings() const {
     GridSettings gs;
@@ -262,12 +264,16 @@ class GridEngine final : public EngineT<Real> {
 
   template <int D>
   void step_once() {
-    const std::size_t n = s_.n;
     build_cells();
     rank_slot_.swap(tmp_rank_);
     id_order_ = false;
     const StepContext<Real> ctx = prepare_step(m_, in_, steps_, def_.seed);
     const GridView<Real> g = cells_.view(in_, m_);
+    if (m_.list.active) {  // topological neighbours, the couzin profile
+      list_step<Real>(m_, ctx, g, in_, s_, *ex_);
+      finish_specials<D>(ctx);
+      return;
+    }
     // Without behaviours the cells' boids (all kind 0) finish in SIMD batches, bit-identical
     // to finish_boid; the scalar path and the behaviour path finish boid by boid.
     const FinishRow<Real> fin =
@@ -297,8 +303,14 @@ class GridEngine final : public EngineT<Real> {
             for (std::uint32_t j = first; j < last; ++j) finish<D>(ctx, j, sums[j - first]);
           }
         });
+    finish_specials<D>(ctx);
+  }
+
+  // Kinds 1/2, after the cells' boids.
+  template <int D>
+  void finish_specials(const StepContext<Real>& ctx) {
     const std::uint32_t first = cells_.boid_end();
-    ex_->parallel_for(n - first, 1, [&](std::size_t b, std::size_t e) {
+    ex_->parallel_for(s_.n - first, 1, [&](std::size_t b, std::size_t e) {
       for (std::size_t k = b; k < e; ++k) {
         const std::uint32_t j = first + std::uint32_t(k);
         finish<D>(ctx, j, special_sums<D>(in_, first, j));

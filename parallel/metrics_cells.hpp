@@ -103,7 +103,13 @@ class Kernel {
  public:
   Kernel(const Scratch<Real>& s, const Grid& g, const ModelParams<Real>& mp, int kind,
          std::atomic<std::uint32_t>* parent)
-      : s_(s), g_(g), kp_(mp.kind[kind]), size_(mp.size), inv_size_(mp.inv_size), parent_(parent) {}
+      : s_(s),
+        g_(g),
+        kp_(mp.kind[kind]),
+        size_(mp.size),
+        inv_size_(mp.inv_size),
+        parent_(parent),
+        topo_k_(kind == 0 ? std::uint64_t(mp.list.topo_k) : 0) {}
 
   // Pass C over sorted boids [b, e): neighbour counts, nearest distances and links.
   void run(std::size_t b, std::size_t e, Partial& out) const {
@@ -197,7 +203,8 @@ class Kernel {
         bestr = ring_min(pi, i, cc, ring, bestr);
         nearest = std::sqrt(double(bestr));
       }
-      out.neighbours += k;
+      // Topological neighbours: the model sees at most the k nearest of the visible ones.
+      out.neighbours += topo_k_ > 0 ? std::min(k, topo_k_) : k;
       if (bestr < std::numeric_limits<Real>::infinity()) {
         out.nnd += nearest;
         out.nnd_count += 1;
@@ -288,6 +295,7 @@ class Kernel {
   const KindParams<Real>& kp_;
   Real size_, inv_size_;
   std::atomic<std::uint32_t>* parent_;
+  std::uint64_t topo_k_;  // rules.topological_k for kind 0 with topological neighbours, else 0
 };
 
 inline Grid make_grid(const WorldDef& def, double radius, std::size_t n, const double* lo,

@@ -152,12 +152,22 @@ inline bool standard_pair_rule(const World& w) {
   return false;
 }
 
+/// Whether kind 0 runs the neighbour-list path (topological neighbours, the couzin profile).
+inline bool list_rule(const World& w) {
+  if (const auto* f = dynamic_cast<const EngineT<float>*>(&w.engine()))
+    return f->params().list.active;
+  if (const auto* d = dynamic_cast<const EngineT<double>*>(&w.engine()))
+    return d->params().list.active;
+  return false;
+}
+
 /// The kernel name a world of engine `e` must report.
 inline std::string expected_kernel(const World& w, EngineKind e) {
   switch (e) {
     case EngineKind::naive:
       return "naive";
     case EngineKind::grid:
+      if (list_rule(w)) return "list";
       return standard_pair_rule(w) ? isa_name(expected_isa(w.def().simd)) : "generic";
     default:
       return "unknown engine";

@@ -35,6 +35,12 @@ enum class Precision : std::uint8_t { f32, f64 };
 enum class Kind : std::uint8_t { boid = 0, predator = 1, leader = 2 };
 inline constexpr int kKindCount = 3;
 
+/// Which of the boids within the perception radius and view cone are a boid's neighbours.
+enum class NeighbourRule : std::uint8_t {
+  metric,       ///< all of them (the default)
+  topological,  ///< only the rules.topological_k nearest (ties broken by the smaller id)
+};
+
 /// The flocking rules of one kind of agent (the standard model, docs/model.md).
 struct RuleDef {
   double radius = 9.0;             ///< perception radius r (u); neighbours are strictly nearer
@@ -44,8 +50,16 @@ struct RuleDef {
   double alignment = 1.0;          ///< weight of the alignment term (u/s -> force)
   double cohesion = 0.2;           ///< weight of the cohesion term (u -> force)
   /// Angular noise (deg, 0..360), kind 0 only: the standard and vicsek profiles turn the new
-  /// heading by a uniform random angle of this full width (docs/profiles.md); 0 = none.
+  /// heading by a uniform random angle of this full width; the couzin profile draws a Gaussian
+  /// angle of this standard deviation (docs/profiles.md); 0 = none.
   double noise = 0.0;
+  /// Couzin profile, kind 0 only: radius r_o of the zone of orientation (u), in
+  /// [separation_radius, radius]; r_o = separation_radius leaves no orientation zone.
+  double orientation_radius = 0.0;
+  /// Kind 0 only: which neighbours count (docs/profiles.md, "Topological neighbours").
+  NeighbourRule neighbours = NeighbourRule::metric;
+  /// Kind 0 only, with neighbours = topological: how many nearest neighbours count (>= 1).
+  int topological_k = 7;
 };
 
 /// Motion limits of one kind of agent.
@@ -160,8 +174,9 @@ inline KindDef leader_kind_def() {
 
 /// Named rule sets: `standard` is the model of docs/model.md; `abm` is the flocking model of
 /// the ABM framework comparison (Agents.jl, MASON, NetLogo, Mesa), see docs/behaviours.md.
-/// `vicsek` is the Vicsek et al. (1995) model (docs/profiles.md).
-enum class Profile : std::uint8_t { standard, abm, vicsek };
+/// `vicsek` is the Vicsek et al. (1995) model, `couzin` the zonal model of Couzin et al.
+/// (2002) (docs/profiles.md).
+enum class Profile : std::uint8_t { standard, abm, vicsek, couzin };
 
 /// A static sphere (circle in 2D) obstacle; `center` has world.dims numbers.
 struct SphereObstacle {

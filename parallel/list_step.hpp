@@ -1,0 +1,28 @@
+// The grid engine's pass for kind 0's neighbour-list rules (topological neighbours, the
+// couzin profile; core/neighbour_list.hpp): every cell's boids gather their visible
+// candidates from the cell's stencil runs, then select, sort by id and finish. Parallel over
+// x-rows of cells; each boid's result depends on the state alone, so any thread count gives
+// the same bits, and the naive stepper's.
+#pragma once
+
+#include "core/kernels.hpp"
+#include "core/model.hpp"
+#include "core/store.hpp"
+#include "parallel/threading.hpp"
+
+namespace boids {
+
+/// Steps every kind-0 boid of `in` (slots [0, cell_start[ncells]), cell order, as `g` views
+/// it) into the same slots of `out`.
+template <class Real>
+void list_step(const ModelParams<Real>& m, const StepContext<Real>& ctx, const GridView<Real>& g,
+               const BoidStore<Real>& in, BoidStore<Real>& out, Executor& ex);
+
+extern template void list_step<float>(const ModelParams<float>&, const StepContext<float>&,
+                                      const GridView<float>&, const BoidStore<float>&,
+                                      BoidStore<float>&, Executor&);
+extern template void list_step<double>(const ModelParams<double>&, const StepContext<double>&,
+                                       const GridView<double>&, const BoidStore<double>&,
+                                       BoidStore<double>&, Executor&);
+
+}  // namespace boids

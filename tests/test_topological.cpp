@@ -1,0 +1,148 @@
+// Topological neighbours (rules.neighbours = "topological", core/neighbour_list.hpp): the k
+// nearest visible boids within the radius, ties to the smaller id; naive = grid bit for bit
+// for any thread count and instruction set; the metrics count what the model sees.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "boids/metrics.hpp"
+#include "core/scenario.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+// A 2D vicsek world (the new heading is the mean of the boid's and its neighbours' velocities)
+// with k topological neighbours and no noise.
+boids::WorldDef vicsek_topo(int k, double radius) {
+  boids::WorldDef d = boids::test::tiny_def(2, 50, boids::Boundary::open, 3);
+  d.profile = boids::Profile::vicsek;
+  d.dt = 1;
+  d.kinds[0].rules.radius = radius;
+  d.kinds[0].rules.separation_radius = 0.5;
+  d.kinds[0].rules.neighbours = boids::NeighbourRule::topological;
+  d.kinds[0].rules.topological_k = k;
+  d.kinds[0].motion.max_speed = 1;
+  d.kinds[0].motion.min_speed = 1;
+  return d;
+}
+
+std::pair<double, double> velocity0(boids::WorldDef d, boids::EngineKind e,
+                                    const std::vector<double>& pos,
+                                    const std::vector<double>& vel) {
+  d.engine = e;
+  const boids::State s = boids::test::step_once(d, boids::test::make_state(2, pos, vel));
+  return {s.vx[0], s.vy[0]};
+}
+
+}  // namespace
+
+TEST_CASE("topological: keys, defaults and errors", "[topological]") {
+  const boids::WorldDef d = boids::parse_scenario("[rules]\nneighbours = \"topological\"\n", "t");
+  CHECK(d.kinds[0].rules.neighbours == boids::NeighbourRule::topological);
+  CHECK(d.kinds[0].rules.topological_k == 7);  // Ballerini et al. 2008
+  CHECK(boids::parse_scenario("", "t").kinds[0].rules.neighbours == boids::NeighbourRule::metric);
+  CHECK_THROWS_WITH(boids::parse_scenario("[rules]\nneighbours = \"topo\"\n", "t"),
+                    Catch::Contains("t:2: rules.neighbours"));
+  CHECK_THROWS_WITH(boids::parse_scenario("[rules]\ntopological_k = 0\n", "t"),
+                    Catch::Contains("rules.topological_k"));
+  CHECK_THROWS_WITH(boids::parse_scenario("[rules]\ntopological_k = 2.5\n", "t"),
+                    Catch::Contains("rules.topological_k"));
+}
+
+TEST_CASE("topological: the k nearest, ties to the smaller id, within radius and view",
+          "[topological]") {
+  const double s = 1 / std::sqrt(2.0);
+  for (auto e : boids::test::all_engines()) {
+    INFO(boids::test::engine_name(e));
+    // k = 1: boid 1 (1 u away, heading +y) is nearer than boid 2 (2.5 u, heading -y).
+    auto v = velocity0(vicsek_topo(1, 5), e, {10, 10, 11, 10, 12.5, 10}, {1, 0, 0, 1, 0, -1});
+    CHECK(v.first == Approx(s));
+    CHECK(v.second == Approx(s));
+    // Metric with the same radius: all three, (1, 0).
+    boids::WorldDef metric = vicsek_topo(1, 5);
+    metric.kinds[0].rules.neighbours = boids::NeighbourRule::metric;
+    v = velocity0(metric, e, {10, 10, 11, 10, 12.5, 10}, {1, 0, 0, 1, 0, -1});
+    CHECK(v.first == Approx(1));
+    CHECK(v.second == Approx(0).margin(1e-6));
+    // A tie at distance 1 goes to the smaller id, wherever it stands.
+    v = velocity0(vicsek_topo(1, 5), e, {10, 10, 11, 10, 9, 10}, {1, 0, 0, 1, 0, -1});
+    CHECK(v.second == Approx(s));
+    v = velocity0(vicsek_topo(1, 5), e, {10, 10, 9, 10, 11, 10}, {1, 0, 0, -1, 0, 1});
+    CHECK(v.second == Approx(-s));
+    // k = 7 but only boid 1 is within the radius 2.
+    v = velocity0(vicsek_topo(7, 2), e, {10, 10, 11, 10, 12.5, 10}, {1, 0, 0, 1, 0, -1});
+    CHECK(v.second == Approx(s));
+    // Boid 1 is nearest but behind, outside a 180 degree view: boid 2 is taken.
+    boids::WorldDef cone = vicsek_topo(1, 5);
+    cone.kinds[0].rules.view_angle = 180;
+    v = velocity0(cone, e, {10, 10, 9, 10, 12.5, 10}, {1, 0, 0, 1, 0, -1});
+    CHECK(v.second == Approx(-s));
+  }
+}
+
+TEST_CASE("topological: naive = grid bit for bit, any thread count and instruction set",
+          "[topological][parallel]") {
+  for (int dims : {2, 3}) {
+    for (auto profile : {boids::Profile::standard, boids::Profile::vicsek}) {
+      boids::WorldDef d = boids::test::tiny_def(dims, 40, boids::Boundary::wrap, 600);
+      d.profile = profile;
+      d.kinds[0].rules.radius = 8;
+      d.kinds[0].rules.separation_radius = 2;
+      d.kinds[0].rules.view_angle = 300;
+      d.kinds[0].rules.neighbours = boids::NeighbourRule::topological;
+      d.kinds[0].rules.topological_k = 5;
+      if (profile == boids::Profile::vicsek) d.kinds[0].rules.noise = 30;
+      INFO("dims " << dims << " profile " << int(profile));
+      auto hash = [&](boids::EngineKind e, int threads) {
+        boids::WorldDef x = d;
+        x.engine = e;
+        x.threads = threads;
+        boids::World w = boids::test::create_checked(x);
+        w.step(15);
+        return w.state_hash();
+      };
+      const auto naive = hash(boids::EngineKind::naive, 1);
+      CHECK(hash(boids::EngineKind::grid, 1) == naive);
+      CHECK(hash(boids::EngineKind::grid, 3) == naive);
+      for (boids::Isa isa : boids::test::testable_isas()) {
+        boids::test::MaxIsaScope cap(isa);
+        CHECK(hash(boids::EngineKind::grid, 2) == naive);
+      }
+      // And the rule matters: the metric world goes elsewhere.
+      boids::WorldDef m = d;
+      m.kinds[0].rules.neighbours = boids::NeighbourRule::metric;
+      boids::World wm = boids::World::create(m);
+      wm.step(15);
+      CHECK(wm.state_hash() != naive);
+    }
+  }
+}
+
+TEST_CASE("topological: mean_neighbours counts at most k per boid", "[topological][metrics]") {
+  boids::WorldDef d = boids::test::tiny_def(3, 30, boids::Boundary::wrap, 900);
+  d.kinds[0].rules.radius = 6;
+  d.kinds[0].rules.view_angle = 270;
+  d.kinds[0].rules.neighbours = boids::NeighbourRule::topological;
+  d.kinds[0].rules.topological_k = 4;
+  boids::World w = boids::World::create(d);
+  const boids::State s = w.state();
+  // Brute force: visible within the radius (double arithmetic; no pair sits on the edge).
+  double total = 0;
+  for (std::size_t i = 0; i < s.id.size(); ++i) {
+    int k = 0;
+    const double vl = std::sqrt(s.vx[i] * s.vx[i] + s.vy[i] * s.vy[i] + s.vz[i] * s.vz[i]);
+    for (std::size_t j = 0; j < s.id.size(); ++j) {
+      if (j == i) continue;
+      double dd[3] = {s.x[j] - s.x[i], s.y[j] - s.y[i], s.z[j] - s.z[i]};
+      for (double& c : dd) c -= 30 * std::nearbyint(c / 30);
+      const double r = std::sqrt(dd[0] * dd[0] + dd[1] * dd[1] + dd[2] * dd[2]);
+      if (!(r < 6)) continue;
+      const double dot = dd[0] * s.vx[i] + dd[1] * s.vy[i] + dd[2] * s.vz[i];
+      if (dot >= r * vl * std::cos(135 * 3.14159265358979323846 / 180)) ++k;
+    }
+    total += std::min(k, 4);
+  }
+  const boids::FlockMetrics m = boids::compute_metrics(w);
+  CHECK(m.mean_neighbours == Approx(total / double(s.id.size())).epsilon(1e-3));
+  CHECK(m.mean_neighbours <= 4);
+  CHECK(m.mean_neighbours > 3);  // about 30 visible on average: nearly every boid has 4
+}
