@@ -19,8 +19,10 @@ from typing import Any, Iterable, Mapping, Optional, Union
 import numpy as np
 
 from . import _boids
+from .recording import Recording, RecordedFrame, RecordingError, read_recording
 
-__all__ = ["World", "scenario_keys", "default_scenario_text", "__version__"]
+__all__ = ["World", "scenario_keys", "default_scenario_text", "__version__",
+           "read_recording", "Recording", "RecordedFrame", "RecordingError"]
 __version__: str = _boids.__version__
 
 PathLike = Union[str, "os.PathLike[str]"]
