@@ -7,7 +7,7 @@
 //   for (std::size_t k = 0; k < rec.frames(); ++k) rec.read(k, f);  // f.x[i], f.id[i], ...
 //
 // Implemented in the boids_io library (io/recording*.cpp), which every program of this project
-// links; it is not part of libboids, because H5MD needs HDF5. In a build without HDF5
+// links; it is not part of libboids and not installed, because H5MD needs HDF5. Without HDF5
 // (BOIDS_HDF5=OFF) opening an H5MD file throws Error saying so; BOIDSREC always works.
 //
 // Opening checks the header (BOIDSREC: every frame header, so a file cut short is refused at
