@@ -1,7 +1,7 @@
 """Renders the last frame of a recording's XDMF file in ParaView as Point Gaussians.
 
     xvfb-run -a -s "-screen 0 1280x1024x24" pvpython scripts/paraview_render.py run.xdmf out.png \
-        [--size 1000x750] [--radius R] [--frame K]
+        [--size 1000x750] [--radius R] [--frame K] [--range LO,HI] [--shader PRESET]
 
 Boids are Gaussian splats coloured by speed (the magnitude of `velocity`, Viridis);
 predators and leaders (`kind` >= 1) are drawn again, three times larger, in red. The camera
@@ -21,6 +21,8 @@ ap.add_argument("png")
 ap.add_argument("--size", default="1000x750")
 ap.add_argument("--radius", type=float, default=0.0, help="splat radius (default: box / 600)")
 ap.add_argument("--frame", type=int, default=-1, help="frame index (default: the last)")
+ap.add_argument("--shader", default="Sphere", help="Point Gaussian shader preset")
+ap.add_argument("--range", help="speed range of the colour scale, LO,HI (default: the data's)")
 args = ap.parse_args()
 w, h = (int(v) for v in args.size.split("x"))
 
@@ -47,25 +49,38 @@ except AttributeError:
     pass
 view.OrientationAxesVisibility = 0
 
-flock = Show(reader, view)
+
+def kinds(lo, hi):
+    """The points whose kind lies in [lo, hi]."""
+    t = Threshold(Input=reader)
+    t.Scalars = ["POINTS", "kind"]
+    try:
+        t.LowerThreshold, t.UpperThreshold = lo, hi
+    except AttributeError:  # older ParaView
+        t.ThresholdRange = [lo, hi]
+    return t
+
+
+radius = args.radius or size / 600.0
+flock = Show(kinds(-0.5, 0.5), view)  # the boids: colour scale from their own speeds
 flock.SetRepresentationType("Point Gaussian")
-flock.GaussianRadius = args.radius or size / 600.0
-flock.ShaderPreset = "Sphere"  # lit discs; dense flocks read as a surface of boids
+flock.GaussianRadius = radius
+flock.ShaderPreset = args.shader
 ColorBy(flock, ("POINTS", "velocity", "Magnitude"))
 lut = GetColorTransferFunction("velocity")
 lut.ApplyPreset("Viridis (matplotlib)", True)
-flock.RescaleTransferFunctionToDataRange(True, False)
+if args.range:
+    lo, hi = (float(v) for v in args.range.split(","))
+    lut.RescaleTransferFunction(lo, hi)
+    lut.AutomaticRescaleRangeMode = "Never"
+else:
+    flock.RescaleTransferFunctionToDataRange(True, False)
 flock.SetScalarBarVisibility(view, True)
 
-hunters = Threshold(Input=reader)
-hunters.Scalars = ["POINTS", "kind"]
-try:
-    hunters.LowerThreshold, hunters.UpperThreshold = 0.5, 2.5
-except AttributeError:  # older ParaView
-    hunters.ThresholdRange = [0.5, 2.5]
+hunters = kinds(0.5, 2.5)  # predators and leaders
 special = Show(hunters, view)
 special.SetRepresentationType("Point Gaussian")
-special.GaussianRadius = 3 * (args.radius or size / 600.0)
+special.GaussianRadius = 3 * radius
 ColorBy(special, None)
 special.AmbientColor = special.DiffuseColor = [0.95, 0.15, 0.1]
 
