@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 
 #include "io/recording_impl.hpp"
 
@@ -122,7 +123,14 @@ class BoidsRec final : public Recording::Impl {
       } else {
         f64_.resize(n);
         get(f64_.data(), 8 * n, where);
-        for (std::size_t i = 0; i < n; ++i) v[i] = Real(f64_[i]);
+        // Out of float's range the cast would be undefined: such a value becomes inf.
+        constexpr double top = double(std::numeric_limits<Real>::max());
+        for (std::size_t i = 0; i < n; ++i) {
+          const double x = f64_[i];
+          v[i] = std::fabs(x) > top
+                     ? std::copysign(std::numeric_limits<Real>::infinity(), Real(x > 0 ? 1 : -1))
+                     : Real(x);
+        }
       }
     }
     // A float64 value beyond float32's range reads as inf and is refused like a NaN.

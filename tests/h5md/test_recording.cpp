@@ -162,6 +162,22 @@ TEST_CASE("recording: bad files give one line naming the file and where", "[h5md
   bad.replace(vy, 4, reinterpret_cast<const char*>(&nan), 4);
   spit(cut, bad);
   REQUIRE(error_of(cut) == cut + ": frame 0 (byte 32): non-finite velocity (row 4)");
+  // A float64 recording holding 1e300 (finite, beyond float32): the float read refuses it
+  // (no undefined cast), the exact read gives it back.
+  {
+    const std::string h64 = temp_path("f64.h5"), r64 = temp_path("f64.rec");
+    write_both(h64, r64, 3, Precision::f64);
+    std::string b = slurp(r64);
+    const double huge = 1e300;
+    b.replace(32 + 16 + 5 * n + 2 * n * 8 + 9 * 8, 8, reinterpret_cast<const char*>(&huge), 8);
+    spit(cut, b);
+    REQUIRE(error_of(cut) == cut + ": frame 0 (byte 32): non-finite position (row 9)");
+    Recording r = Recording::open(cut);
+    State s;
+    r.read(0, s);
+    REQUIRE(s.z[9] == huge);
+    for (const auto& p : {h64, r64, temp_path("f64.xdmf")}) std::remove(p.c_str());
+  }
   // Not a recording at all; a directory; a missing file.
   spit(cut, "hello, world, not a recording");
   REQUIRE(error_of(cut) == cut + ": not a recording (neither BOIDSREC nor HDF5/H5MD)");
