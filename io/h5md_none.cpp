@@ -1,15 +1,14 @@
 // io/h5md.hpp in a build without HDF5 (BOIDS_HDF5=OFF): every entry point says so.
 #include "io/h5md.hpp"
+#include "io/recording_impl.hpp"
 
 namespace boids::h5md {
 
-namespace {
 [[noreturn]] void no_hdf5(const std::string& path) {
   throw Error(path +
               ": this build of boids has no HDF5 support (install libhdf5-dev and "
               "reconfigure with -DBOIDS_HDF5=ON) and cannot read or write .h5/.h5md");
 }
-}  // namespace
 
 bool available() noexcept { return false; }
 
@@ -36,3 +35,9 @@ World world_from_frame(const WorldDef&, const RecordedFrame&, const std::string&
 }
 
 }  // namespace boids::h5md
+
+namespace boids::io_detail {
+
+std::unique_ptr<Recording::Impl> open_h5md(const std::string& path) { h5md::no_hdf5(path); }
+
+}  // namespace boids::io_detail

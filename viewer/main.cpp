@@ -114,12 +114,15 @@ int run(const Options& o) {
   if (o.seed >= 0) sets.push_back("boids.seed=" + std::to_string(o.seed));
   std::optional<World> snap;
   if (!o.snapshot.empty()) snap.emplace(World::load(o.snapshot));
-  const WorldDef def = snap                 ? snap->def()
+  std::unique_ptr<ReplaySource> replay;
+  if (!o.replay.empty()) replay = open_recording(o.replay);
+  // An H5MD recording holds the scenario it was made with: the default for its replay.
+  const bool own_scenario = replay && o.scenario.empty() && !replay->scenario_text().empty();
+  const WorldDef def = snap           ? snap->def()
+                       : own_scenario ? parse_scenario(replay->scenario_text(), o.replay, sets)
                        : o.scenario.empty() ? parse_scenario(default_scenario_text(),
                                                              "<built-in default scenario>", sets)
                                             : load_scenario(o.scenario, sets);
-  std::unique_ptr<ReplaySource> replay;
-  if (!o.replay.empty()) replay = open_recording(o.replay);
   // A glyph longer than the box is a typo, and a huge one would overflow the shaders.
   if (o.glyph_size > 0 && !(o.glyph_size <= def.size))
     throw Error("--glyph-size: " + shortest(o.glyph_size) +

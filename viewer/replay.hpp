@@ -1,45 +1,33 @@
-// Replay sources: recorded states the viewer plays back instead of a live World.
+// Replay: the viewer plays recordings through the public reader boids::Recording
+// (include/boids/recording.hpp, implemented in io/), which opens both formats `boids run
+// --record` writes, H5MD (.h5/.h5md) and BOIDSREC, telling them apart by their first bytes.
 //
-// The viewer's simulation thread asks a ReplaySource for recorded frame i and publishes it
-// exactly like a live state, so everything the window does (density rendering, kinds, the
-// timeline) works the same on a recording. The interface is deliberately small so that other
-// recording formats (an H5MD reader is being written) only have to implement these four
-// functions; open_recording() picks the reader by the file's magic.
+// The viewer's simulation thread asks the recording for frame i and publishes it exactly like
+// a live state, so everything the window does (density rendering, kinds, the timeline) works
+// the same on a recording. These names keep the viewer's own vocabulary.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <vector>
+
+#include "boids/recording.hpp"
 
 namespace boids::view {
 
-/// One recorded state, in id order, as floats.
-struct RecordedState {
-  std::uint64_t step = 0;
-  std::vector<std::uint32_t> id;
-  std::vector<std::uint8_t> kind;
-  std::vector<float> x, y, z, vx, vy, vz;  // z, vz hold zeros in 2D
-};
+/// One recorded state, in id order, as floats (z, vz hold zeros in 2D).
+using RecordedState = boids::RecordingFrame;
+using ReplaySource = boids::Recording;
 
-class ReplaySource {
- public:
-  virtual ~ReplaySource() = default;
-  virtual int dims() const = 0;
-  /// Number of recorded frames (>= 1).
-  virtual std::size_t frames() const = 0;
-  /// Step count of frame i, without reading its payload.
-  virtual std::uint64_t step_of(std::size_t i) const = 0;
-  /// Reads frame i. Throws boids::Error with one line naming the file on a read failure.
-  virtual void read(std::size_t i, RecordedState& out) = 0;
-};
-
-/// Opens a recording written by `boids run --record FILE` (the binary BOIDSREC format of
-/// docs/formats.md). Throws boids::Error ("FILE: ...") when it is missing, a directory, not a
-/// recording, of another version, truncated or empty.
-std::unique_ptr<ReplaySource> open_recording(const std::string& path);
+/// Opens a recording of `boids run --record FILE` (H5MD or BOIDSREC). Throws boids::Error
+/// ("FILE: ...") when it is missing, a directory, not a recording, truncated or malformed.
+inline std::unique_ptr<ReplaySource> open_recording(const std::string& path) {
+  return std::make_unique<ReplaySource>(ReplaySource::open(path));
+}
 
 /// Index of the frame whose step is the largest not above `step` (0 when all are later).
-std::size_t frame_at_step(const ReplaySource& src, std::uint64_t step);
+inline std::size_t frame_at_step(const ReplaySource& src, std::uint64_t step) {
+  return src.frame_at_step(step);
+}
 
 }  // namespace boids::view

@@ -21,9 +21,10 @@ import numpy as np
 from . import _boids
 from ._recorder import Recorder
 from ._sweep import sweep
+from .recording import Recording, RecordedFrame, RecordingError, read_recording
 
 __all__ = ["World", "Recorder", "sweep", "scenario_keys", "default_scenario_text",
-           "__version__"]
+           "__version__", "read_recording", "Recording", "RecordedFrame", "RecordingError"]
 __version__: str = _boids.__version__
 
 PathLike = Union[str, "os.PathLike[str]"]

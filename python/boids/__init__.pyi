@@ -5,6 +5,9 @@ from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 import numpy as np
 import numpy.typing as npt
 
+from .recording import RecordedFrame as RecordedFrame, Recording as Recording
+from .recording import RecordingError as RecordingError, read_recording as read_recording
+
 __version__: str
 PathLike = Union[str, os.PathLike[str]]
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Viewer features under Xvfb, one case per run (ctest viewer_debug_wrap, viewer_replay,
-viewer_bad_input):
+viewer_replay_h5md, viewer_bad_input):
 
   debug_wrap  2D, periodic box: a boid at the left edge whose neighbours sit at the right
               edge. Its neighbour lines must go to the nearest image (across the boundary),
@@ -9,8 +9,10 @@ viewer_bad_input):
               and the recording's frame at step K: the two PNGs must be identical, and the
               frame of another step must differ (so the comparison can fail). The live run
               with --no-persistent (streamed instance buffer) must match the mapped one.
+  replay_h5md the same with an H5MD recording (three kinds), replayed with the scenario it
+              holds (no --set given to the replay).
   bad_input   --camera nan, --glyph-size 1e30, a directory as scenario or recording, a file
-              that is not a recording, an unknown colour: each one line
+              that is not a recording, a damaged .h5, an unknown colour: each one line
               "boids-view: error: ...", exit status 2, before any window opens.
 
 Exit status: 0 pass, 1 fail, 77 skip when no X server can be started.
@@ -95,21 +97,25 @@ def debug_wrap(args, env):
 # --- replay -------------------------------------------------------------------------------
 
 
-def replay(args, env):
-    rec = os.path.join(args.workdir, "flock.rec")
+def replay(args, env, h5md=False):
+    rec = os.path.join(args.workdir, "flock.h5" if h5md else "flock.rec")
     sets = ["--set", "world.size=60", "--set", "boids.count=25000", "--set", "predators.count=3",
             "--threads", "2"]
+    if h5md:  # three kind groups, merged back into id order by the reader
+        sets += ["--set", "leaders.count=2"]
     res = subprocess.run([args.boids, "run", "--steps", "12", "--record", rec, "--every", "4",
                           "--quiet"] + sets, capture_output=True, text=True, timeout=240)
     if res.returncode != 0:
         fail("boids run --record failed: %s" % res.stderr)
     view = [args.viewer, "--paused", "--hide-ui", "--size", "320x240", "--color", "heading",
-            "--camera", "30,30,30,35,25,130", "--frames", "2"] + sets
+            "--camera", "30,30,30,35,25,130", "--frames", "2"]
+    # An H5MD recording holds its scenario: its replay is given none (BOIDSREC needs one).
+    play = [] if h5md else sets
     shots = {}
-    for name, extra in (("live8", ["--warmup", "8"]), ("replay8", ["--replay", rec,
-                                                                    "--replay-step", "8"]),
-                        ("replay12", ["--replay", rec, "--replay-step", "12"]),
-                        ("streamed8", ["--warmup", "8", "--no-persistent"])):
+    for name, extra in (("live8", sets + ["--warmup", "8"]),
+                        ("replay8", play + ["--replay", rec, "--replay-step", "8"]),
+                        ("replay12", play + ["--replay", rec, "--replay-step", "12"]),
+                        ("streamed8", sets + ["--warmup", "8", "--no-persistent"])):
         png = os.path.join(args.workdir, name + ".png")
         run_viewer(view + extra + ["--screenshot", png], env)
         shots[name] = read_png(png)[2]
@@ -130,7 +136,8 @@ def replay(args, env):
     if other < 100:
         fail("the frame of step 12 looks like step 8 (%d pixels differ): replay not seeking?" %
              other)
-    print("ok: the replay shows the live frame of the same step")
+    print("ok: the replay of %s shows the live frame of the same step" %
+          ("an H5MD recording" if h5md else "a BOIDSREC recording"))
 
 
 # --- bad_input ----------------------------------------------------------------------------
@@ -140,9 +147,12 @@ def bad_input(args, env):
     not_rec = os.path.join(args.workdir, "not-a-recording.bin")
     with open(not_rec, "wb") as f:
         f.write(b"hello, this is not a recording at all........")
+    cut_h5 = os.path.join(args.workdir, "cut.h5")  # HDF5's signature, then nothing usable
+    with open(cut_h5, "wb") as f:
+        f.write(b"\x89HDF\r\n\x1a\n" + bytes(40))
     cases = [["--camera", "nan"], ["--camera", "1,2,nan,3,4,5"], ["--glyph-size", "1e30"],
              ["--scenario", args.workdir], ["--replay", args.workdir], ["--replay", not_rec],
-             ["--color", "purple"], ["--exposure", "nan"]]
+             ["--replay", cut_h5], ["--color", "purple"], ["--exposure", "nan"]]
     env = {k: v for k, v in env.items() if k != "DISPLAY"}  # must fail before any window
     for extra in cases:
         res = subprocess.run([args.viewer] + extra, env=env, capture_output=True, text=True,
@@ -161,7 +171,8 @@ def main():
     ap.add_argument("--viewer", required=True)
     ap.add_argument("--boids", required=True)
     ap.add_argument("--workdir", required=True)
-    ap.add_argument("--case", required=True, choices=("debug_wrap", "replay", "bad_input"))
+    ap.add_argument("--case", required=True, choices=("debug_wrap", "replay", "replay_h5md",
+                                                         "bad_input"))
     args = ap.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     if args.case == "bad_input":
@@ -170,7 +181,10 @@ def main():
     xvfb, display = start_xvfb()
     try:
         env = dict(os.environ, DISPLAY=display, LIBGL_ALWAYS_SOFTWARE="1")
-        (debug_wrap if args.case == "debug_wrap" else replay)(args, env)
+        if args.case == "debug_wrap":
+            debug_wrap(args, env)
+        else:
+            replay(args, env, h5md=args.case == "replay_h5md")
     finally:
         xvfb.terminate()
         xvfb.wait(timeout=10)
