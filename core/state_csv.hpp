@@ -22,4 +22,12 @@ State parse_state_csv(std::string_view text, const std::string& name, int dims, 
 /// the shortest round-trip form of float or double values.
 void write_state_csv(const std::string& path, const State& s, int dims, Precision precision);
 
+/// Writes the world's state the same way, streamed: rows are read from the engine's store a
+/// chunk at a time (core/id_rows.hpp) and written through a 1 MiB buffer, so the memory it
+/// needs does not grow with the flock (no State, no id-order copy, no text of the file).
+void write_state_csv(const std::string& path, const World& w);
+
+/// True when every position and velocity of the world is finite (read in place, no copy).
+bool state_is_finite(const World& w);
+
 }  // namespace boids
