@@ -58,7 +58,7 @@ void World::set_def(const WorldDef& def) {
 }
 
 void World::save(const std::string& path) const {
-  write_file_atomically(path, encode_snapshot(*this));
+  write_snapshot(path, *this);  // streamed (core/snapshot.hpp)
 }
 
 World World::load(const std::string& path, const LoadOptions& options) {

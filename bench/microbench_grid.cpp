@@ -43,7 +43,6 @@ struct GridFixture {
   WorldDef def = default_world_def();
   ModelParams<Real> m;
   BoidStore<Real> src, dst;
-  std::vector<std::uint32_t> new_rank;
   CellList<Real> cells;
   GridSettings gs;
 
@@ -58,14 +57,13 @@ struct GridFixture {
     src.resize(n);
     for (std::uint32_t i = 0; i < n; ++i) src.id[i] = i;
     init_state(def, src);
-    new_rank.resize(n);
     gs.dims = dims;
     gs.boundary = def.boundary;
     gs.size = def.size;
     gs.radius = def.kinds[0].rules.radius;
     gs.cells_per_radius = def.cells_per_radius;
   }
-  void build(Executor& ex) { cells.build(gs, src, nullptr, dst, new_rank.data(), ex); }
+  void build(Executor& ex) { cells.build(gs, src, dst, ex); }
 };
 
 // Args: n, dims, threads.

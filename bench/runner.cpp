@@ -74,7 +74,6 @@ Result measure(const WorldDef& base, const Config& c, const Settings& s,
   World& w = *world;
   r.setup_ms = ms_since(t_start);
   r.kernel = w.kernel_name();
-  r.bytes_per_boid = double(engine_bytes_per_boid(w));
 
   // Warm-up; also sizes the repetitions. With no warm-up one step is still needed for that.
   double step_ms = 0;
@@ -137,6 +136,8 @@ Result measure(const WorldDef& base, const Config& c, const Settings& s,
   r.reps = reps;
   r.steps_per_rep = spr;
   r.ms = summarize(samples);
+  // After the steps: the engine's buffers (step input, cell list) exist only once it stepped.
+  r.bytes_per_boid = double(engine_bytes_per_boid(w));
   r.peak_rss_bytes = peak_rss_bytes();
   return r;
 }

@@ -91,6 +91,10 @@ class EngineT : public EngineBase {
   const BoidStore<Real>& id_ordered() const;
 
   const ModelParams<Real>& params() const noexcept { return m_; }
+  /// The store in slot order and the slot of every id rank (nullptr: slot order is id order),
+  /// for the streaming writers (core/id_rows.hpp), which must not build the id-order copy.
+  const BoidStore<Real>& slots() const noexcept { return s_; }
+  const std::uint32_t* rank_slots() const { return slot_of_rank(); }
 
  protected:
   /// Slot of the boid with the given id rank, or nullptr when slots are in id order.
@@ -105,6 +109,8 @@ class EngineT : public EngineBase {
   /// Swaps in `fresh` (id order) and calls on_state_replaced().
   void replace_store(BoidStore<Real>& fresh);
   void invalidate_cache() { cache_valid_ = false; }
+  /// Bytes held by the id-order copy (0 until a view asked for it).
+  std::size_t cache_bytes() const noexcept { return cache_.capacity() * (6 * sizeof(Real) + 5); }
 
   ModelParams<Real> m_;
   BoidStore<Real> s_;

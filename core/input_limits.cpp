@@ -169,6 +169,20 @@ std::vector<std::string> cgroup_limit_files() {
 
 }  // namespace
 
+std::optional<std::uint64_t> available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  for (std::string l; std::getline(in, l);) {
+    if (l.rfind("MemAvailable:", 0) != 0) continue;
+    std::uint64_t kib = 0;
+    const char* b = l.data() + 13;
+    while (*b == ' ') ++b;
+    const auto [ptr, ec] = std::from_chars(b, l.data() + l.size(), kib);
+    if (ec != std::errc() || ptr == b) return std::nullopt;
+    return kib * 1024;
+  }
+  return std::nullopt;
+}
+
 std::uint64_t memory_limit_bytes() {
   std::uint64_t limit = ~std::uint64_t(0);
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
@@ -200,27 +214,34 @@ void check_state_values(const State& s, const WorldDef& def, const std::string& 
 }
 
 std::uint64_t bytes_per_boid(const WorldDef& def) {
-  // A store is 2*dims reals, a u32 id and a u8 kind. An engine holds two stores and the
-  // id-order view cache; a population change builds two more; the grid engine adds rank maps,
-  // keys, gather map (16), cell starts (<= 2 cells per boid: 8) and per-block histograms
-  // (<= 4 entries per boid: 16); a State copy (7 doubles) passes through set_state or --init.
+  // An upper bound on the peak of a run (docs/engine.md, "Memory"): a store is six columns
+  // of reals (z too, in 2D), a u32 id and a u8 kind. The grid and cluster engines hold two
+  // stores (state, step input), cell starts (at most 2 cells per boid: 8) and per-block
+  // histograms (at most 4 entries per boid: 16); the id-order copy behind World::positions()
+  // (metrics, H5MD, Python views) is one more store. A State (7 doubles) passes through
+  // set_state and --init; its share also covers the extra store of a population change.
+  // Writing --out, snapshots and recordings streams and adds nothing per boid.
   const std::uint64_t real = def.precision == Precision::f64 ? 8 : 4;
   const std::uint64_t store = 6 * real + 5;
-  return 5 * store + 40 + 56;
+  return 3 * store + 24 + 56;
 }
 
 void check_boid_count(std::uint64_t boids, const WorldDef& def, const std::string& key) {
   if (boids > kMaxBoids)
     throw Error(key + ": " + std::to_string(boids) + " boids, more than the limit of " +
                 std::to_string(kMaxBoids));
-  const double budget = 0.85 * double(memory_limit_bytes());
+  // The limit, and the memory the kernel says is available now (other processes hold the
+  // rest): a run that would need more is refused here rather than killed later.
+  double budget = 0.85 * double(memory_limit_bytes());
+  if (const auto avail = available_memory_bytes()) budget = std::min(budget, 0.9 * double(*avail));
   const double need = double(boids) * double(bytes_per_boid(def));
   if (need > budget) {
     std::ostringstream os;
     os.precision(3);
     os << key << ": " << boids << " boids need about " << need / double(1 << 30)
        << " GiB, more than the " << budget / double(1 << 30)
-       << " GiB this process may use (85% of physical memory or the cgroup limit)";
+       << " GiB this process may use (85% of physical memory or the cgroup limit, at most 90% of "
+          "the memory available now)";
     throw Error(os.str());
   }
 }

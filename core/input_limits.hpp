@@ -40,6 +40,10 @@ std::optional<std::uint64_t> parse_memory_limit(std::string_view text);
 /// BOIDS_MEMORY_LIMIT (bytes; it can only lower the limit).
 std::uint64_t memory_limit_bytes();
 
+/// MemAvailable of /proc/meminfo in bytes (what the kernel can give without swapping), or
+/// nothing where that file is missing.
+std::optional<std::uint64_t> available_memory_bytes();
+
 /// The largest magnitude any number of a def or a state may have in a world of this precision
 /// (1e12 for float, 1e100 for double), so that the model's products of two or three of them
 /// stay finite; numbers the model divides by must be at least its inverse.
@@ -50,7 +54,8 @@ inline double max_magnitude(Precision p) { return p == Precision::f32 ? 1e12 : 1
 /// becomes inf in float). Non-finite values are left to the engine's own checks.
 void check_state_values(const State& s, const WorldDef& def, const std::string& what);
 
-/// Upper bound on the bytes one boid costs in a world of `def` (both engines, every buffer).
+/// Upper bound on the bytes one boid costs at the peak of a run of `def` (every engine, every
+/// buffer, the id-order view copy and a State copy; population changes excepted).
 std::uint64_t bytes_per_boid(const WorldDef& def);
 
 }  // namespace boids

@@ -1,12 +1,16 @@
-// boids::Recorder (boids/io.hpp). Writes go through a large stdio buffer, straight from the
-// engine's id-order views. The file is an AtomicFile (core/files.hpp), renamed into place by
-// finish(), so an interrupted run never leaves a truncated recording behind.
+// boids::Recorder (boids/io.hpp). Frames are read from the engine's store in id order a chunk
+// at a time (core/id_rows.hpp) and written through a large stdio buffer. The file is an AtomicFile
+// (core/files.hpp), renamed into place by finish(), so an interrupted run never leaves a truncated
+// recording behind.
 #include "core/record.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <vector>
 
 #include "core/files.hpp"
+#include "core/id_rows.hpp"
 
 namespace boids {
 
@@ -94,44 +98,57 @@ void Recorder::frame(const World& w) {
   ++m.frames;
 }
 
+// Both formats read the state in id order a chunk at a time (core/id_rows.hpp): a frame
+// costs a few kilobytes of memory, not an id-order copy of the flock.
 template <class Real>
 void Recorder::Impl::frame_binary(const World& w) {
-  const std::uint64_t head[2] = {w.step_count(), w.count()};
+  const IdRows rows(w);
+  const std::uint64_t head[2] = {w.step_count(), rows.count()};
   write(head, sizeof(head));
-  const auto ids = w.ids();
-  const auto kinds = w.kinds();
-  write(ids.data(), ids.size_bytes());
-  write(kinds.data(), kinds.size_bytes());
-  const ComponentsView<Real> p = w.positions<Real>();
-  const ComponentsView<Real> v = w.velocities<Real>();
-  const std::span<const Real> comps[6] = {p.x, p.y, p.z, v.x, v.y, v.z};
-  for (int pv = 0; pv < 2; ++pv) {
-    for (int c = 0; c < dims; ++c) write(comps[3 * pv + c].data(), comps[3 * pv + c].size_bytes());
+  std::vector<char> buf(IdRows::kChunk * sizeof(Real));
+  const int cols[8] = {IdRows::id, IdRows::kind,      0, 1, dims == 3 ? 2 : -1, 3,
+                       4,          dims == 3 ? 5 : -1};
+  for (int col : cols) {
+    if (col < 0) continue;
+    for (std::size_t first = 0; first < rows.count(); first += IdRows::kChunk) {
+      const std::size_t n = std::min(IdRows::kChunk, rows.count() - first);
+      rows.gather(col, first, n, buf.data());
+      write(buf.data(), n * rows.elem_bytes(col));
+    }
   }
 }
 
 template <class Real>
 void Recorder::Impl::frame_csv(const World& w) {
-  const auto ids = w.ids();
-  const auto kinds = w.kinds();
-  const ComponentsView<Real> p = w.positions<Real>();
-  const ComponentsView<Real> v = w.velocities<Real>();
-  const std::span<const Real> comps[6] = {p.x, p.y, p.z, v.x, v.y, v.z};
+  const IdRows rows(w);
+  std::vector<std::uint32_t> ids(IdRows::kChunk);
+  std::vector<std::uint8_t> kinds(IdRows::kChunk);
+  std::vector<Real> comps(6 * IdRows::kChunk);
   std::string step;
   append_number(step, w.step_count());
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    line = step;
-    line += ',';
-    append_number(line, ids[i]);
+  for (std::size_t first = 0; first < rows.count(); first += IdRows::kChunk) {
+    const std::size_t n = std::min(IdRows::kChunk, rows.count() - first);
+    rows.gather(IdRows::id, first, n, ids.data());
+    rows.gather(IdRows::kind, first, n, kinds.data());
     for (int pv = 0; pv < 2; ++pv) {
-      for (int c = 0; c < dims; ++c) {
-        line += ',';
-        append_number(line, comps[3 * pv + c][i]);
-      }
+      for (int c = 0; c < dims; ++c)
+        rows.gather(3 * pv + c, first, n, comps.data() + (3 * pv + c) * IdRows::kChunk);
     }
-    line += ',';
-    append_number(line, int(kinds[i]));
-    line += '\n';
+    line.clear();
+    for (std::size_t i = 0; i < n; ++i) {
+      line += step;
+      line += ',';
+      append_number(line, ids[i]);
+      for (int pv = 0; pv < 2; ++pv) {
+        for (int c = 0; c < dims; ++c) {
+          line += ',';
+          append_number(line, comps[(3 * pv + c) * IdRows::kChunk + i]);
+        }
+      }
+      line += ',';
+      append_number(line, int(kinds[i]));
+      line += '\n';
+    }
     write(line.data(), line.size());
   }
 }

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <vector>
 
 #include "core/engine.hpp"
 #include "core/files.hpp"
+#include "core/id_rows.hpp"
 #include "core/input_limits.hpp"
 #include "core/scenario.hpp"
 #include "core/state_csv.hpp"
@@ -22,11 +24,6 @@ void put(std::string& out, T v) {
   char b[sizeof(T)];
   std::memcpy(b, &v, sizeof(T));
   out.append(b, sizeof(T));
-}
-
-template <class T>
-void put_array(std::string& out, std::span<const T> a) {
-  out.append(reinterpret_cast<const char*>(a.data()), a.size_bytes());
 }
 
 // Sequential reader over the payload; every read is bounds-checked.
@@ -60,54 +57,79 @@ struct Reader {
   }
 };
 
-template <class Real>
-void put_state(std::string& out, const World& w) {
-  const ComponentsView<Real> p = w.positions<Real>();
-  const ComponentsView<Real> v = w.velocities<Real>();
-  put_array(out, p.x);
-  put_array(out, p.y);
-  if (w.dims() == 3) put_array(out, p.z);
-  put_array(out, v.x);
-  put_array(out, v.y);
-  if (w.dims() == 3) put_array(out, v.z);
+// The payload, in file order, to `sink(const void*, bytes)`: a string, a running checksum or
+// a file. The state is gathered in id order a chunk at a time (core/id_rows.hpp), so neither
+// the id-order copy of the store nor the payload needs to exist in memory as a whole.
+template <class Sink>
+void emit_payload(const World& w, const std::string& toml, Sink&& sink) {
+  const IdRows rows(w);
+  const std::uint32_t real_bytes = w.precision() == Precision::f64 ? 8 : 4;
+  std::string head;
+  put<std::uint64_t>(head, w.step_count());
+  put<std::uint32_t>(head, w.next_id());
+  put<std::uint32_t>(head, static_cast<std::uint32_t>(rows.count()));
+  put<std::uint32_t>(head, static_cast<std::uint32_t>(w.dims()));
+  put<std::uint32_t>(head, real_bytes);
+  put<std::uint32_t>(head, static_cast<std::uint32_t>(toml.size()));
+  put<std::uint32_t>(head, 0);  // reserved
+  sink(head.data(), head.size());
+  sink(toml.data(), toml.size());
+  std::vector<char> buf(IdRows::kChunk * 8);
+  const int dims = w.dims();
+  const int cols[8] = {IdRows::id, IdRows::kind,      0, 1, dims == 3 ? 2 : -1, 3,
+                       4,          dims == 3 ? 5 : -1};
+  for (int col : cols) {
+    if (col < 0) continue;
+    for (std::size_t first = 0; first < rows.count(); first += IdRows::kChunk) {
+      const std::size_t n = std::min(IdRows::kChunk, rows.count() - first);
+      rows.gather(col, first, n, buf.data());
+      sink(buf.data(), n * rows.elem_bytes(col));
+    }
+  }
+}
+
+std::uint64_t payload_bytes(const World& w, const std::string& toml) {
+  const std::uint64_t real_bytes = w.precision() == Precision::f64 ? 8 : 4;
+  return 32 + toml.size() +
+         std::uint64_t(w.count()) * (5 + 2 * std::uint64_t(w.dims()) * real_bytes);
+}
+
+std::string snapshot_toml(const World& w) {
+  WorldDef def = w.def();
+  def.host_parallel_for = nullptr;
+  def.host_context = nullptr;
+  return scenario_to_toml(def);
+}
+
+// Header then payload to `sink`; the header's checksum takes one pass over the payload first.
+template <class Sink>
+void emit_snapshot(const World& w, Sink&& sink) {
+  const std::string toml = snapshot_toml(w);
+  std::uint64_t hash = 0xcbf29ce484222325ull;  // fnv1a's offset basis
+  emit_payload(w, toml, [&](const void* d, std::size_t b) { hash = fnv1a(d, b, hash); });
+  std::string head(kSnapshotMagic, sizeof(kSnapshotMagic));
+  put<std::uint32_t>(head, kSnapshotVersion);
+  put<std::uint32_t>(head, 0);  // reserved
+  put<std::uint64_t>(head, payload_bytes(w, toml));
+  put<std::uint64_t>(head, hash);
+  sink(head.data(), head.size());
+  emit_payload(w, toml, sink);
 }
 
 }  // namespace
 
 std::string encode_snapshot(const World& w) {
-  WorldDef def = w.def();
-  def.host_parallel_for = nullptr;
-  def.host_context = nullptr;
-  const std::string toml = scenario_to_toml(def);
-  const std::size_t n = w.count();
-  const std::uint32_t real_bytes = w.precision() == Precision::f64 ? 8 : 4;
-
-  std::string payload;
-  payload.reserve(32 + toml.size() + n * (5 + 2 * std::size_t(w.dims()) * real_bytes));
-  put<std::uint64_t>(payload, w.step_count());
-  put<std::uint32_t>(payload, w.next_id());
-  put<std::uint32_t>(payload, static_cast<std::uint32_t>(n));
-  put<std::uint32_t>(payload, static_cast<std::uint32_t>(w.dims()));
-  put<std::uint32_t>(payload, real_bytes);
-  put<std::uint32_t>(payload, static_cast<std::uint32_t>(toml.size()));
-  put<std::uint32_t>(payload, 0);  // reserved
-  payload += toml;
-  put_array(payload, w.ids());
-  put_array(payload, w.kinds());
-  if (real_bytes == 8)
-    put_state<double>(payload, w);
-  else
-    put_state<float>(payload, w);
-
   std::string out;
-  out.reserve(kSnapshotHeaderBytes + payload.size());
-  out.append(kSnapshotMagic, sizeof(kSnapshotMagic));
-  put<std::uint32_t>(out, kSnapshotVersion);
-  put<std::uint32_t>(out, 0);  // reserved
-  put<std::uint64_t>(out, payload.size());
-  put<std::uint64_t>(out, fnv1a(payload.data(), payload.size()));
-  out += payload;
+  out.reserve(kSnapshotHeaderBytes + payload_bytes(w, snapshot_toml(w)));
+  emit_snapshot(w,
+                [&](const void* d, std::size_t b) { out.append(static_cast<const char*>(d), b); });
   return out;
+}
+
+void write_snapshot(const std::string& path, const World& w) {
+  AtomicFile f(path, std::size_t(1) << 20);
+  emit_snapshot(w, [&](const void* d, std::size_t b) { f.write(d, b); });
+  f.commit();
 }
 
 SnapshotData decode_snapshot(std::string_view bytes, const std::string& name) {

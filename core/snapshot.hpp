@@ -28,6 +28,10 @@ struct SnapshotData {
 /// The snapshot bytes of `world`.
 std::string encode_snapshot(const World& world);
 
+/// Writes the snapshot of `world` to `path` atomically, streamed: the same bytes as
+/// encode_snapshot() without holding them (or an id-order copy of the state) in memory.
+void write_snapshot(const std::string& path, const World& world);
+
 /// Decodes snapshot bytes; `name` (the file) starts every error message. Throws Error on a
 /// foreign, truncated, corrupt or inconsistent snapshot, or one of another format version.
 SnapshotData decode_snapshot(std::string_view bytes, const std::string& name);

@@ -4,9 +4,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <vector>
 
 #include "core/files.hpp"
+#include "core/id_rows.hpp"
 #include "core/input_limits.hpp"
 
 namespace boids {
@@ -146,38 +148,102 @@ State parse_state_csv(std::string_view text, const std::string& path, int dims, 
   return st;
 }
 
-void write_state_csv(const std::string& path, const State& s, int dims, Precision precision) {
+namespace {
+
+// The rows of a state CSV, written through a buffered AtomicFile a chunk at a time: the file's
+// text never exists in memory as a whole. `fill(first, rows, chunk)` puts the rows with id
+// ranks [first, first + rows) into the chunk's columns (as Real, the world's precision).
+template <class Real>
+struct CsvChunk {
+  std::uint32_t id[IdRows::kChunk];
+  std::uint8_t kind[IdRows::kChunk];
+  Real c[6][IdRows::kChunk];  // x, y, z, vx, vy, vz
+};
+
+template <class Real, class Fill>
+void stream_state_csv(const std::string& path, std::size_t n, int dims, bool kinds, Fill&& fill) {
+  AtomicFile f(path, std::size_t(1) << 20);
+  f.write(dims == 2 ? "id,x,y,vx,vy" : "id,x,y,z,vx,vy,vz");
+  f.write(kinds ? ",kind\n" : "\n");
+  auto chunk = std::make_unique<CsvChunk<Real>>();
   std::string out;
-  out.reserve(s.id.size() * 64 + 64);
-  out += dims == 2 ? "id,x,y,vx,vy" : "id,x,y,z,vx,vy,vz";
+  out.reserve(IdRows::kChunk * 96);
+  char buf[64];
+  const int comps[6] = {0, 1, dims == 3 ? 2 : -1, 3, 4, dims == 3 ? 5 : -1};
+  for (std::size_t first = 0; first < n; first += IdRows::kChunk) {
+    const std::size_t rows = std::min(IdRows::kChunk, n - first);
+    fill(first, rows, *chunk);
+    out.clear();
+    for (std::size_t i = 0; i < rows; ++i) {
+      auto r = std::to_chars(buf, buf + sizeof buf, chunk->id[i]);
+      out.append(buf, r.ptr);
+      for (int c : comps) {
+        if (c < 0) continue;
+        r = std::to_chars(buf, buf + sizeof buf, chunk->c[c][i]);
+        out += ',';
+        out.append(buf, r.ptr);
+      }
+      if (kinds) {
+        out += ',';
+        out += char('0' + chunk->kind[i]);
+      }
+      out += '\n';
+    }
+    f.write(out);
+  }
+  f.commit();
+}
+
+template <class Real>
+void write_state_typed(const std::string& path, const State& s, int dims) {
   bool kinds = false;
   for (std::uint8_t k : s.kind) kinds = kinds || k != 0;
-  if (kinds) out += ",kind";
-  out += '\n';
-  char buf[64];
-  auto put = [&](double v) {
-    std::to_chars_result r = precision == Precision::f32
-                                 ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(v))
-                                 : std::to_chars(buf, buf + sizeof buf, v);
-    out += ',';
-    out.append(buf, r.ptr);
-  };
-  for (std::size_t i = 0; i < s.id.size(); ++i) {
-    auto r = std::to_chars(buf, buf + sizeof buf, s.id[i]);
-    out.append(buf, r.ptr);
-    put(s.x[i]);
-    put(s.y[i]);
-    if (dims == 3) put(s.z[i]);
-    put(s.vx[i]);
-    put(s.vy[i]);
-    if (dims == 3) put(s.vz[i]);
-    if (kinds) {
-      out += ',';
-      out += char('0' + s.kind[i]);
-    }
-    out += '\n';
-  }
-  write_file_atomically(path, out);
+  const std::vector<double>* col[6] = {&s.x, &s.y, &s.z, &s.vx, &s.vy, &s.vz};
+  stream_state_csv<Real>(path, s.id.size(), dims, kinds,
+                         [&](std::size_t first, std::size_t rows, CsvChunk<Real>& ch) {
+                           for (std::size_t i = 0; i < rows; ++i) {
+                             ch.id[i] = s.id[first + i];
+                             ch.kind[i] = kinds ? s.kind[first + i] : 0;
+                             for (int c = 0; c < 6; ++c) {
+                               if (dims == 3 || (c != 2 && c != 5))
+                                 ch.c[c][i] = static_cast<Real>((*col[c])[first + i]);
+                             }
+                           }
+                         });
+}
+
+template <class Real>
+void write_world_typed(const std::string& path, const IdRows& rows) {
+  const bool kinds = rows.any_kind();
+  const int dims = rows.dims();
+  stream_state_csv<Real>(path, rows.count(), dims, kinds,
+                         [&](std::size_t first, std::size_t n, CsvChunk<Real>& ch) {
+                           rows.gather(IdRows::id, first, n, ch.id);
+                           if (kinds) rows.gather(IdRows::kind, first, n, ch.kind);
+                           for (int c = 0; c < 6; ++c) {
+                             if (dims == 3 || (c != 2 && c != 5)) rows.gather(c, first, n, ch.c[c]);
+                           }
+                         });
+}
+
+}  // namespace
+
+void write_state_csv(const std::string& path, const State& s, int dims, Precision precision) {
+  // Float values print as floats: the shortest text that reads back to the same float.
+  if (precision == Precision::f32)
+    write_state_typed<float>(path, s, dims);
+  else
+    write_state_typed<double>(path, s, dims);
+}
+
+bool state_is_finite(const World& w) { return IdRows(w).all_finite(); }
+
+void write_state_csv(const std::string& path, const World& w) {
+  const IdRows rows(w);
+  if (rows.precision() == Precision::f32)
+    write_world_typed<float>(path, rows);
+  else
+    write_world_typed<double>(path, rows);
 }
 
 }  // namespace boids

@@ -97,9 +97,8 @@ inline int axis_cell(double x, double lo, double inv, int n) {
 }  // namespace
 
 template <class Real>
-void CellList<Real>::build(const GridSettings& gs, const BoidStore<Real>& src,
-                           const std::uint32_t* rank_slot, BoidStore<Real>& dst,
-                           std::uint32_t* new_rank_slot, Executor& ex) {
+void CellList<Real>::build(const GridSettings& gs, const BoidStore<Real>& src, BoidStore<Real>& dst,
+                           Executor& ex) {
   const std::size_t n = src.n;
   const int dims = gs.dims;
 
@@ -152,34 +151,30 @@ void CellList<Real>::build(const GridSettings& gs, const BoidStore<Real>& src,
   const GridPlan& g = plan_;
   const std::size_t buckets = g.ncells + 1;  // + the kind 1/2 bucket
 
-  // 2. keys, per src slot
-  keys_.resize(n);
-  ex.parallel_for(n, kBlock, [&](std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i) {
-      if (src.kind[i] != 0) {
-        keys_[i] = std::uint32_t(g.ncells);
-        continue;
-      }
-      std::size_t key = 0;
-      for (int c = dims - 1; c >= 0; --c)
-        key = key * std::size_t(g.n[c]) +
-              std::size_t(axis_cell(double(src.p[c][i]), g.lo[c], g.inv_cell[c], g.n[c]));
-      keys_[i] = std::uint32_t(key);
-    }
-  });
+  // 2. keys: the bucket of src slot i, computed where it is needed (twice: histogram and
+  //    scatter) rather than stored, which saves 4 bytes per boid at the cost of a few flops.
+  auto key_of = [&](std::size_t i) {
+    if (src.kind[i] != 0) return std::uint32_t(g.ncells);
+    std::size_t key = 0;
+    for (int c = dims - 1; c >= 0; --c)
+      key = key * std::size_t(g.n[c]) +
+            std::size_t(axis_cell(double(src.p[c][i]), g.lo[c], g.inv_cell[c], g.n[c]));
+    return std::uint32_t(key);
+  };
 
-  // 3. counting sort over id ranks in fixed blocks. The block count only sizes scratch (at
-  //    most ~4 histogram entries per boid); the output is the same for any block count.
+  // 3. counting sort over the src slots in fixed blocks (contiguous slot ranges, so the
+  //    reads follow src's own order). The block count only sizes scratch (at most ~4
+  //    histogram entries per boid). The src slot of every dst slot goes into dst.id, which
+  //    the gather fills last: the sort needs no map of its own.
   const std::size_t conc = std::size_t(std::max(1, ex.concurrency()));
   std::size_t nblocks = std::min<std::size_t>({conc, 8, std::max<std::size_t>(1, 4 * n / buckets)});
   nblocks = std::max<std::size_t>(1, std::min(nblocks, n));
   hist_.assign(nblocks * buckets, 0);
   auto block_begin = [&](std::size_t b) { return n * b / nblocks; };
-  auto slot = [&](std::size_t r) { return rank_slot ? rank_slot[r] : std::uint32_t(r); };
   ex.parallel_for(nblocks, 1, [&](std::size_t b0, std::size_t b1) {
     for (std::size_t b = b0; b < b1; ++b) {
       std::uint32_t* h = hist_.data() + b * buckets;
-      for (std::size_t r = block_begin(b); r < block_begin(b + 1); ++r) ++h[keys_[slot(r)]];
+      for (std::size_t i = block_begin(b); i < block_begin(b + 1); ++i) ++h[key_of(i)];
     }
   });
   cell_start_.resize(buckets + 1);
@@ -196,21 +191,40 @@ void CellList<Real>::build(const GridSettings& gs, const BoidStore<Real>& src,
   }
   cell_start_[buckets] = running;
   max_occupancy_ = maxo;
-  src_of_.resize(n);
+  reserve_padded(dst, dims, n);
+  std::uint32_t* from = dst.id.data();
   ex.parallel_for(nblocks, 1, [&](std::size_t b0, std::size_t b1) {
     for (std::size_t b = b0; b < b1; ++b) {
       std::uint32_t* h = hist_.data() + b * buckets;
-      for (std::size_t r = block_begin(b); r < block_begin(b + 1); ++r) {
-        const std::uint32_t s = slot(r);
-        const std::uint32_t d = h[keys_[s]]++;
-        new_rank_slot[r] = d;
-        src_of_[d] = s;
+      for (std::size_t i = block_begin(b); i < block_begin(b + 1); ++i)
+        from[h[key_of(i)]++] = std::uint32_t(i);
+    }
+  });
+
+  // 4. the canonical order inside every bucket: by id. The order is then cell, then id, a
+  //    pure function of the state whatever src's slot order, block count or thread count.
+  //    A cell's boids come from a few neighbouring cells of src, each run already in id order,
+  //    so an insertion sort does little work; large buckets (the kind 1/2 one) use std::sort.
+  const std::uint32_t* sid = src.id.data();
+  ex.parallel_for(buckets, 1024, [&](std::size_t c0, std::size_t c1) {
+    for (std::size_t c = c0; c < c1; ++c) {
+      std::uint32_t* f = from + cell_start_[c];
+      const std::uint32_t len = cell_start_[c + 1] - cell_start_[c];
+      const auto by_id = [sid](std::uint32_t a, std::uint32_t b) { return sid[a] < sid[b]; };
+      if (len > 64) {
+        std::sort(f, f + len, by_id);
+        continue;
+      }
+      for (std::uint32_t k = 1; k < len; ++k) {
+        const std::uint32_t v = f[k];
+        std::uint32_t m = k;
+        for (; m > 0 && by_id(v, f[m - 1]); --m) f[m] = f[m - 1];
+        f[m] = v;
       }
     }
   });
 
-  // 4. gather into cell order
-  reserve_padded(dst, dims, n);
+  // 5. gather into cell order; ids last, as they overwrite the map.
   ex.parallel_for(n, kBlock, [&](std::size_t b, std::size_t e) {
     for (int c = 0; c < dims; ++c) {
       const Real* sp = src.p[c].data();
@@ -218,14 +232,12 @@ void CellList<Real>::build(const GridSettings& gs, const BoidStore<Real>& src,
       Real* dp = dst.p[c].data();
       Real* dv = dst.v[c].data();
       for (std::size_t j = b; j < e; ++j) {
-        dp[j] = sp[src_of_[j]];
-        dv[j] = sv[src_of_[j]];
+        dp[j] = sp[from[j]];
+        dv[j] = sv[from[j]];
       }
     }
-    for (std::size_t j = b; j < e; ++j) {
-      dst.kind[j] = src.kind[src_of_[j]];
-      dst.id[j] = src.id[src_of_[j]];
-    }
+    for (std::size_t j = b; j < e; ++j) dst.kind[j] = src.kind[from[j]];
+    for (std::size_t j = b; j < e; ++j) dst.id[j] = sid[from[j]];
   });
 }
 
@@ -251,8 +263,7 @@ GridView<Real> CellList<Real>::view(const BoidStore<Real>& dst, const ModelParam
 
 template <class Real>
 std::size_t CellList<Real>::bytes() const noexcept {
-  return sizeof(std::uint32_t) *
-         (cell_start_.capacity() + keys_.capacity() + src_of_.capacity() + hist_.capacity());
+  return sizeof(std::uint32_t) * (cell_start_.capacity() + hist_.capacity());
 }
 
 template class CellList<float>;

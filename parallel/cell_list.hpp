@@ -8,12 +8,16 @@
 //               cell count is capped at about 2 per boid: past it cells grow, so a spread-out
 //               flock costs candidates, never memory.
 //   2. keys   : the cell of every kind-0 boid; kinds 1 and 2 (predators, leaders: few) go to one
-//               extra bucket after the last cell.
-//   3. sort   : a counting sort over the boids in id order (via rank -> slot), split in fixed
-//               blocks: per-block histograms, one prefix sum, a stable scatter. The output
-//               order is therefore canonical — cell, then id — a pure function of the state,
-//               independent of thread count and of the previous slot order.
-//   4. gather : positions, velocities, kinds and ids are copied into cell order, so every
+//               extra bucket after the last cell. Computed in both passes of the sort, not
+//               stored (memory: docs/engine.md, "Memory").
+//   3. sort   : a counting sort over the src slots, split in fixed blocks of slots: per-block
+//               histograms, one prefix sum, a scatter of src slots into dst.id (the map
+//               lives there until the gather's last column).
+//   4. order  : inside every bucket the src slots are sorted by id (insertion sort: a cell's
+//               boids come in a few runs already in id order). The order is therefore
+//               canonical — cell, then id — a pure function of the state, independent of the
+//               thread count and of the previous slot order; no id rank map is needed.
+//   5. gather : positions, velocities, kinds and ids are copied into cell order, so every
 //               x-row of neighbour cells is one contiguous run for the kernels.
 #pragma once
 
@@ -55,11 +59,9 @@ GridPlan plan_grid(const GridSettings& s, const double lo[3], const double hi[3]
 template <class Real>
 class CellList {
  public:
-  /// Sorts `src` (any slot order; `rank_slot[r]` = slot of the boid with id rank r, or nullptr
-  /// when src is in id order) into `dst` in cell order, and writes the slot in dst of every
-  /// id rank to `new_rank_slot` (src.n entries).
-  void build(const GridSettings& gs, const BoidStore<Real>& src, const std::uint32_t* rank_slot,
-             BoidStore<Real>& dst, std::uint32_t* new_rank_slot, Executor& ex);
+  /// Sorts `src` (any slot order) into `dst` in cell order, then id order inside a cell.
+  void build(const GridSettings& gs, const BoidStore<Real>& src, BoidStore<Real>& dst,
+             Executor& ex);
 
   /// The kernels' view of `dst` as last built.
   GridView<Real> view(const BoidStore<Real>& dst, const ModelParams<Real>& m) const;
@@ -76,9 +78,7 @@ class CellList {
  private:
   GridPlan plan_;
   AlignedVector<std::uint32_t> cell_start_{0, 0};
-  std::vector<std::uint32_t> keys_;    // bucket of every src slot
-  std::vector<std::uint32_t> src_of_;  // src slot of every dst slot
-  std::vector<std::uint32_t> hist_;    // per-block histograms, then per-block offsets
+  std::vector<std::uint32_t> hist_;  // per-block histograms, then per-block offsets
   std::uint32_t max_occupancy_ = 0;
 };
 

@@ -28,13 +28,9 @@ std::uint32_t subcell_key(const GridPlan& g, const BoidStore<Real>& s, std::size
 }  // namespace
 
 template <class Real>
-void ClusterOrder<Real>::apply(const CellList<Real>& cl, BoidStore<Real>& in,
-                               std::uint32_t* rank_slot, Executor& ex) {
+void ClusterOrder<Real>::apply(const CellList<Real>& cl, BoidStore<Real>& in, Executor& ex) {
   const GridPlan& g = cl.plan();
   const std::uint32_t* start = cl.cell_start();
-  const std::size_t n = in.n;
-  new_slot_.resize(n);
-  for (std::size_t j = cl.boid_end(); j < n; ++j) new_slot_[j] = std::uint32_t(j);
   ex.parallel_for(g.ncells, 256, [&](std::size_t c0, std::size_t c1) {
     std::vector<std::uint64_t> order;  // key << 32 | index in cell: a stable sort by key
     std::vector<Real> tmp;
@@ -42,23 +38,15 @@ void ClusterOrder<Real>::apply(const CellList<Real>& cl, BoidStore<Real>& in,
     std::vector<std::uint8_t> tmp_kind;
     for (std::size_t cell = c0; cell < c1; ++cell) {
       const std::uint32_t b = start[cell], e = start[cell + 1], len = e - b;
-      if (len < 2) {
-        if (len == 1) new_slot_[b] = b;
-        continue;
-      }
+      if (len < 2) continue;
       order.resize(len);
       bool sorted = true;
       for (std::uint32_t k = 0; k < len; ++k) {
         order[k] = std::uint64_t(subcell_key(g, in, b + k)) << 32 | k;
         sorted = sorted && (k == 0 || order[k] > order[k - 1]);
       }
-      if (sorted) {
-        for (std::uint32_t k = 0; k < len; ++k) new_slot_[b + k] = b + k;
-        continue;
-      }
-      std::sort(order.begin(), order.end());
-      for (std::uint32_t k = 0; k < len; ++k)
-        new_slot_[b + std::uint32_t(order[k])] = b + k;  // low half: old index in cell
+      if (sorted) continue;
+      std::sort(order.begin(), order.end());  // low half: the index in the cell (id order)
       tmp.resize(len);
       for (int c = 0; c < in.dims; ++c) {
         for (Real* a : {in.p[c].data(), in.v[c].data()}) {
@@ -75,9 +63,6 @@ void ClusterOrder<Real>::apply(const CellList<Real>& cl, BoidStore<Real>& in,
       std::copy(tmp_id.begin(), tmp_id.end(), in.id.begin() + b);
       std::copy(tmp_kind.begin(), tmp_kind.end(), in.kind.begin() + b);
     }
-  });
-  ex.parallel_for(n, 16384, [&](std::size_t b, std::size_t e) {
-    for (std::size_t r = b; r < e; ++r) rank_slot[r] = new_slot_[rank_slot[r]];
   });
 }
 

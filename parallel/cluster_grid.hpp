@@ -19,14 +19,9 @@ namespace boids {
 template <class Real>
 class ClusterOrder {
  public:
-  /// Re-sorts the kind-0 cells of `in` (cell list `cl` just built into it) into sub-cell order
-  /// and maps rank_slot (id rank -> slot in `in`, in.n entries) to the new slots.
-  void apply(const CellList<Real>& cl, BoidStore<Real>& in, std::uint32_t* rank_slot, Executor& ex);
-  /// Bytes held (the old slot -> new slot map).
-  std::size_t bytes() const noexcept { return new_slot_.capacity() * sizeof(std::uint32_t); }
-
- private:
-  std::vector<std::uint32_t> new_slot_;
+  /// Re-sorts the kind-0 cells of `in` (cell list `cl` just built into it, so each cell is in
+  /// id order) into sub-cell order, then id. Holds no memory per boid.
+  static void apply(const CellList<Real>& cl, BoidStore<Real>& in, Executor& ex);
 };
 
 /// Pairs the cluster kernel examines for the kind-0 boids of `g` (every boid of every group

@@ -8,12 +8,13 @@
 //   kinds 1/2 (parallel):        brute force over their own kind with accumulate_pair
 //
 // s_ thus always holds the state in the cell order of the grid built at the start of the last
-// step, rank_slot_ maps id rank -> slot for EngineT's id-order views. Every boid's result is a
-// function of the state alone, so any thread count and any host parallel-for give the same
-// bits (tests/test_determinism.cpp).
+// step; slot_of_rank() derives the id rank -> slot map for EngineT's id-order views on demand.
+// Every boid's result is a function of the state alone, so any thread count and any host
+// parallel-for give the same bits (tests/test_determinism.cpp).
 #include "parallel/grid_engine.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <vector>
 
 #include "core/cluster_kernels.hpp"
@@ -25,6 +26,35 @@
 
 namespace boids {
 namespace {
+
+// out[rank of ids[s]] = s for every slot s < n: ids are unique and below next_id. When
+// next_id == n the ids are exactly 0..n-1 and the rank is the id; else a bitmap of the ids
+// with per-word prefix counts gives the rank (0.19 bytes per id of scratch).
+void rank_slots_from_ids(const std::uint32_t* ids, std::size_t n, std::uint32_t next_id,
+                         std::uint32_t* out, Executor& ex) {
+  if (std::size_t(next_id) == n) {
+    ex.parallel_for(n, 16384, [&](std::size_t b, std::size_t e) {
+      for (std::size_t s = b; s < e; ++s) out[ids[s]] = std::uint32_t(s);
+    });
+    return;
+  }
+  const std::size_t words = (std::size_t(next_id) + 63) / 64;
+  std::vector<std::uint64_t> bits(words, 0);
+  std::vector<std::uint32_t> before(words, 0);
+  for (std::size_t s = 0; s < n; ++s) bits[ids[s] >> 6] |= std::uint64_t(1) << (ids[s] & 63);
+  std::uint32_t running = 0;
+  for (std::size_t w = 0; w < words; ++w) {
+    before[w] = running;
+    running += std::uint32_t(std::popcount(bits[w]));
+  }
+  ex.parallel_for(n, 16384, [&](std::size_t b, std::size_t e) {
+    for (std::size_t s = b; s < e; ++s) {
+      const std::uint32_t id = ids[s];
+      const std::uint64_t below = bits[id >> 6] & ((std::uint64_t(1) << (id & 63)) - 1);
+      out[before[id >> 6] + std::uint32_t(std::popcount(below))] = std::uint32_t(s);
+    }
+  });
+}
 
 template <class Real>
 class GridEngine final : public EngineT<Real> {
@@ -66,8 +96,9 @@ class GridEngine final : public EngineT<Real> {
       for (int c = 0; c < 3; ++c) b += (s.p[c].capacity() + s.v[c].capacity()) * sizeof(Real);
       return b;
     };
-    const std::size_t total = store(s_) + store(in_) + cells_.bytes() + order_.bytes() +
-                              (rank_slot_.capacity() + tmp_rank_.capacity()) * 4;
+    // Everything the engine holds, the id-order copy of World::positions() included when it
+    // exists: compared with the measured peak RSS in docs/bench.md ("Memory").
+    const std::size_t total = store(s_) + store(in_) + cells_.bytes() + this->cache_bytes();
     return (total + n - 1) / n;
   }
 
@@ -75,12 +106,10 @@ class GridEngine final : public EngineT<Real> {
     // A fresh cell list of the current state, so the counts describe what the next step sees.
     CellList<Real> cl;
     BoidStore<Real> in;
-    std::vector<std::uint32_t> ranks(s_.n);
-    cl.build(settings(), s_, slot_of_rank(), in, ranks.data(), *ex_);
+    cl.build(settings(), s_, in, *ex_);
     PairCounts pc;
     if (cluster_path()) {
-      ClusterOrder<Real> order;
-      order.apply(cl, in, ranks.data(), *ex_);
+      ClusterOrder<Real>::apply(cl, in, *ex_);
       pc = cluster_count_pairs(cl.view(in, m_), *ex_);
     } else {
       pc = row_count_pairs(cl, in);
@@ -130,12 +159,12 @@ class GridEngine final : public EngineT<Real> {
     return pc;
   }
 
-  // The cell list and in_ from s_ (a step's first stage); the new rank -> slot map goes to
-  // tmp_rank_. Also the bench's grid_build_cells().
+  // The cell list and in_ from s_ (a step's first stage; also the bench's
+  // grid_build_cells(), which leaves s_ as it is).
   void build_cells() {
-    tmp_rank_.resize(s_.n);
-    cells_.build(settings(), s_, slot_of_rank(), in_, tmp_rank_.data(), *ex_);
-    if (cluster_path()) order_.apply(cells_, in_, tmp_rank_.data(), *ex_);
+    ranks_valid_ = false;  // in_.id is rewritten
+    cells_.build(settings(), s_, in_, *ex_);
+    if (cluster_path()) ClusterOrder<Real>::apply(cells_, in_, *ex_);
   }
 
   std::uint64_t bench_kernel() {
@@ -157,6 +186,8 @@ class GridEngine final : public EngineT<Real> {
   // rank, from the kernel step() runs (pick_kernel) and the kind 1/2 loop.
   std::vector<std::int32_t> neighbour_counts() {
     build_cells();
+    std::vector<std::uint32_t> ranks(in_.n);
+    rank_slots_from_ids(in_.id.data(), in_.n, this->next_id_, ranks.data(), *ex_);
     const GridView<Real> g = cells_.view(in_, m_);
     std::vector<std::int32_t> by_slot(in_.n, 0);
     for_each_row(
@@ -168,21 +199,27 @@ class GridEngine final : public EngineT<Real> {
       by_slot[j] =
           m_.dims == 2 ? special_sums<2>(in_, first, j).k : special_sums<3>(in_, first, j).k;
     std::vector<std::int32_t> by_rank(in_.n);
-    for (std::size_t r = 0; r < in_.n; ++r) by_rank[r] = by_slot[tmp_rank_[r]];
+    for (std::size_t r = 0; r < in_.n; ++r) by_rank[r] = by_slot[ranks[r]];
     return by_rank;
   }
 
  protected:
+  // The id rank -> slot map is not kept: the sort needs none (cell_list.hpp). Views and
+  // writers get it computed on demand from s_.id into in_.id, which is free between steps
+  // (the finish copied it to s_.id), so it costs no memory of its own.
   const std::uint32_t* slot_of_rank() const override {
-    return id_order_ ? nullptr : rank_slot_.data();
+    if (id_order_) return nullptr;
+    if (!ranks_valid_) {
+      rank_slots_from_ids(s_.id.data(), s_.n, this->next_id_, in_.id.data(), *ex_);
+      ranks_valid_ = true;
+    }
+    return in_.id.data();
   }
 
   void on_state_replaced() override {
     // s_ is in id order now, and its size may have changed.
     id_order_ = true;
-    rank_slot_.assign(s_.n, 0);
-    for (std::size_t r = 0; r < s_.n; ++r) rank_slot_[r] = std::uint32_t(r);
-    tmp_rank_.resize(s_.n);
+    ranks_valid_ = false;
     in_ = BoidStore<Real>();
     this->invalidate_cache();
   }
@@ -265,7 +302,6 @@ class GridEngine final : public EngineT<Real> {
   template <int D>
   void step_once() {
     build_cells();
-    rank_slot_.swap(tmp_rank_);
     id_order_ = false;
     const StepContext<Real> ctx = prepare_step(m_, in_, steps_, def_.seed);
     const GridView<Real> g = cells_.view(in_, m_);
@@ -322,10 +358,11 @@ class GridEngine final : public EngineT<Real> {
   Isa isa_;
   bool cluster_;  // engine.kind = "cluster"
   CellList<Real> cells_;
-  ClusterOrder<Real> order_;
-  BoidStore<Real> in_;  // the step's input, in cell order
-  std::vector<std::uint32_t> rank_slot_, tmp_rank_;
+  // The step's input, in cell order; between steps in_.id holds the rank -> slot map
+  // (slot_of_rank()).
+  mutable BoidStore<Real> in_;
   bool id_order_ = true;
+  mutable bool ranks_valid_ = false;
 };
 
 template <class Real>

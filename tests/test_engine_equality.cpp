@@ -36,7 +36,7 @@ using namespace boids;
 namespace {
 
 // The engines compared with the naive stepper.
-const EngineKind kEngines[] = {EngineKind::grid};
+const EngineKind kEngines[] = {EngineKind::grid, EngineKind::cluster};
 
 // Allowed differences, in units of the precision's epsilon (see the top comment). Measured
 // maxima over all scenes are far below (the slow test prints them).
@@ -68,6 +68,7 @@ std::vector<std::int32_t> engine_counts(World& w, EngineKind e) {
     case EngineKind::naive:
       return naive_counts(w);
     case EngineKind::grid:
+    case EngineKind::cluster:  // the same engine, its cluster-pair kernels
       return grid_neighbour_counts(w);
     default:
       FAIL("no neighbour-count hook for engine " << int(e) << ": add one to engine_counts()");

@@ -53,7 +53,10 @@ inline const std::vector<EngineKind>& all_engines() {
 }
 
 inline const char* engine_name(EngineKind e) {
-  return e == EngineKind::naive ? "naive" : e == EngineKind::grid ? "grid" : "unknown";
+  return e == EngineKind::naive     ? "naive"
+         : e == EngineKind::grid    ? "grid"
+         : e == EngineKind::cluster ? "cluster"
+                                    : "unknown";
 }
 
 /// Whether this CPU runs `isa`, asked of the CPU directly (not of the library's dispatch).
@@ -169,6 +172,9 @@ inline std::string expected_kernel(const World& w, EngineKind e) {
     case EngineKind::grid:
       if (list_rule(w)) return "list";
       return standard_pair_rule(w) ? isa_name(expected_isa(w.def().simd)) : "generic";
+    case EngineKind::cluster:
+      return standard_pair_rule(w) ? std::string("cluster-") + isa_name(expected_isa(w.def().simd))
+                                   : "generic";
     default:
       return "unknown engine";
   }

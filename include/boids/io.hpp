@@ -36,12 +36,20 @@ BOIDS_API State parse_state_csv(std::string_view text, const std::string& name, 
 BOIDS_API void write_state_csv(const std::string& path, const State& s, int dims,
                                Precision precision);
 
+/// Writes the world's state the same way, streamed: rows are read from the engine's store a
+/// chunk at a time and written through a 1 MiB buffer, so the memory it needs does not grow
+/// with the flock (no State, no id-order copy, no text of the file).
+BOIDS_API void write_state_csv(const std::string& path, const World& w);
+
+/// True when every position and velocity of the world is finite (read in place, no copy).
+BOIDS_API bool state_is_finite(const World& w);
+
 // ---- Trajectory recordings (what `boids run --record FILE` writes when FILE is not H5MD).
 
 /// Writes the state of a world every few steps. A path ending in ".csv" gives one CSV table
 /// "step,id,x,y[,z],vx,vy[,vz],kind" (a row per boid per frame); any other path gives the
 /// compact binary BOIDSREC format (docs/formats.md), which the viewer's --replay plays.
-/// Frames go through a large buffer straight from the world's id-order views, so recording
+/// Frames are read in id order a chunk at a time and go through a large buffer, so recording
 /// costs the bytes it writes. Nothing appears at `path` until finish(); a Recorder destroyed
 /// unfinished (an exception, an interrupted run) removes its temporary file.
 class BOIDS_API Recorder {
@@ -83,9 +91,10 @@ BOIDS_API void check_output_path(const std::string& path);
 
 /// Throws Error "KEY: N boids need about X GiB, more than the Y GiB this process may use" (or
 /// "... more than the limit of 2147483647 boids") unless `boids` live boids of a world of
-/// `def` fit in memory. The memory this process may use is the smallest of physical RAM, the
-/// cgroup limit and the environment variable BOIDS_MEMORY_LIMIT (bytes). `key` names what set
-/// the count in the message, e.g. "boids.count".
+/// `def` fit in 85 % of the memory this process may use and 90 % of the memory available now.
+/// The memory this process may use is the smallest of physical RAM, the cgroup limit and the
+/// environment variable BOIDS_MEMORY_LIMIT (bytes). `key` names what set the count in the
+/// message, e.g. "boids.count".
 BOIDS_API void check_boid_count(std::uint64_t boids, const WorldDef& def, const std::string& key);
 
 /// `text` with control bytes (and DEL) escaped as \xNN, so an error message that quotes user
