@@ -55,7 +55,7 @@ bool any_kind_typed(const EngineT<Real>& e) {
 }  // namespace
 
 IdRows::IdRows(const World& w)
-    : engine_(&w.engine()), n_(w.count()), dims_(w.dims()), prec_(w.precision()) {}
+    : engine_(&engine_of(w)), n_(w.count()), dims_(w.dims()), prec_(w.precision()) {}
 
 std::size_t IdRows::elem_bytes(int col) const noexcept {
   if (col == id) return 4;

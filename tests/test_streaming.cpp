@@ -67,10 +67,10 @@ TEST_CASE("streamed --out equals the State writer byte for byte and copies nothi
           INFO("engine " << int(e) << ", " << dims << "D, f64 " << (prec == Precision::f64)
                          << ", kinds " << kinds);
           World w = stepped_world(e, dims, prec, kinds);
-          const std::size_t before = w.engine().bytes_per_boid();
+          const std::size_t before = engine_of(w).bytes_per_boid();
           const std::string a = tmp("a.csv"), b = tmp("b.csv");
           write_state_csv(a, w);  // streamed
-          CHECK(w.engine().bytes_per_boid() == before);
+          CHECK(engine_of(w).bytes_per_boid() == before);
           write_state_csv(b, w.state(), dims, prec);
           const std::string sa = slurp(a);
           CHECK(sa.size() > 3000 * 20);
@@ -92,10 +92,10 @@ TEST_CASE("a streamed snapshot equals encode_snapshot and loads back bit-identic
     for (Precision prec : {Precision::f32, Precision::f64}) {
       INFO("engine " << int(e) << ", f64 " << (prec == Precision::f64));
       World w = stepped_world(e, 3, prec, true);
-      const std::size_t before = w.engine().bytes_per_boid();
+      const std::size_t before = engine_of(w).bytes_per_boid();
       const std::string p = tmp("s.snap");
       w.save(p);  // write_snapshot
-      CHECK(w.engine().bytes_per_boid() == before);
+      CHECK(engine_of(w).bytes_per_boid() == before);
       CHECK(slurp(p) == encode_snapshot(w));
       World back = World::load(p);
       CHECK(back.state_hash() == w.state_hash());
@@ -112,14 +112,14 @@ TEST_CASE("recording frames copies nothing the size of the flock", "[stream][rec
     for (const char* ext : {".bin", ".csv"}) {
       INFO("engine " << int(e) << ext);
       World w = stepped_world(e, 3, Precision::f32, true);
-      const std::size_t before = w.engine().bytes_per_boid();
+      const std::size_t before = engine_of(w).bytes_per_boid();
       const std::string p = tmp(std::string("r") + ext);
       Recorder r(p, w, 1);
       r.frame(w);
       w.step(1);
       r.frame(w);
       r.finish();
-      CHECK(w.engine().bytes_per_boid() == before);
+      CHECK(engine_of(w).bytes_per_boid() == before);
       // The frame is the state in id order: the last row holds the highest id.
       const std::string text = slurp(p);
       if (std::string(ext) == ".csv") {
@@ -143,16 +143,16 @@ TEST_CASE("the grid and cluster engines hold at most 64 bytes per boid in 3D flo
     d.engine = e;
     World w = World::create(d);
     w.step(2);
-    const std::size_t b = w.engine().bytes_per_boid();
+    const std::size_t b = engine_of(w).bytes_per_boid();
     // Two stores (29 B each), cell starts and histograms (about 1 B at the default density);
     // no rank map, no keys, no gather map (docs/engine.md, "Memory").
     CHECK(b >= 2 * 29);
     CHECK(b <= 62);
     // The id-order copy behind the views is counted once it exists, and only then.
     (void)w.positions<float>();
-    CHECK(w.engine().bytes_per_boid() >= b + 29);
+    CHECK(engine_of(w).bytes_per_boid() >= b + 29);
     // The up-front estimate bounds what the engine really holds.
-    CHECK(bytes_per_boid(w.def()) >= w.engine().bytes_per_boid());
+    CHECK(bytes_per_boid(w.def()) >= engine_of(w).bytes_per_boid());
   }
 }
 

@@ -157,9 +157,9 @@ inline bool standard_pair_rule(const World& w) {
 
 /// Whether kind 0 runs the neighbour-list path (topological neighbours, the couzin profile).
 inline bool list_rule(const World& w) {
-  if (const auto* f = dynamic_cast<const EngineT<float>*>(&w.engine()))
+  if (const auto* f = dynamic_cast<const EngineT<float>*>(&engine_of(w)))
     return f->params().list.active;
-  if (const auto* d = dynamic_cast<const EngineT<double>*>(&w.engine()))
+  if (const auto* d = dynamic_cast<const EngineT<double>*>(&engine_of(w)))
     return d->params().list.active;
   return false;
 }
