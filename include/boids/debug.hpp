@@ -1,5 +1,8 @@
-// boids: explaining one boid's steering, for debug views (the seed's interactive debug mode
-// that draws each force of a chosen boid).
+// boids: explaining one boid's steering, for debug views that draw each force of a chosen boid
+// (the viewer's debug mode), and where the scripted target is.
+//
+// Thread-safety: both functions only read; like World's const views they may run while nobody
+// steps or changes the world.
 #pragma once
 
 #include <cstdint>

@@ -88,7 +88,7 @@ enum class Vehicle : std::uint8_t {
 
 /// What predators steer to among the prey (kind 0) they see.
 enum class ChaseMode : std::uint8_t {
-  centroid,  ///< seek the centroid of the visible prey (the seed's "chase by cohesion")
+  centroid,  ///< seek the centroid of the visible prey ("chase by cohesion")
   nearest,   ///< pursue the nearest visible prey (aim at its predicted position)
 };
 
@@ -199,7 +199,8 @@ struct TargetDef {
   double move = 0.0;             ///< seconds moving per half cycle (s); 0 = always at rest
 };
 
-/// Sphere formation around the target (the seed's Unreal swarm).
+/// Sphere formation around the target: the swarm settles on a sphere (circle in 2D) of radius
+/// R around it, glides along it, and attacks when the target moves fast (docs/behaviours.md).
 struct FormationDef {
   double radius = 10.0;       ///< sphere (circle) radius R around the target (u)
   double settle_time = 1.0;   ///< time constant of the radial approach (s), > 0
