@@ -40,7 +40,13 @@ inline void offer(const ModelParams<Real>& m, const KindParams<Real>& kp, const 
   Real dist2 = 0;
   for (int c = 0; c < D; ++c) {
     Real d = s.p[c][j] - pi[c];
-    if (m.boundary == Boundary::wrap) d = min_image(d, m.size, m.inv_size);
+    if (m.boundary == Boundary::wrap) {
+      // min_image() without the libm call of nearbyint (baseline x86-64 has no roundsd):
+      // |d / L| < 1 here, where nearbyint gives 0 for |t| <= 0.5 and +-1 beyond, so this is
+      // bit-identical to it.
+      const Real t = d * m.inv_size;
+      d = (d - m.size * Real(t > Real(0.5))) + m.size * Real(t < Real(-0.5));
+    }
     nb.d[c] = d;
     dist2 += d * d;
   }
