@@ -207,6 +207,7 @@ int run(RunOptions& o) {
     if (row && met) observe(met->row(world));
   }
   if (dist) dist->sync(world);
+  const std::string dist_line = dist ? dist->summary() : std::string();
   if (!writer) return 0;
   const bool finite =
       def.precision == boids::Precision::f64 ? all_finite<double>(world) : all_finite<float>(world);
@@ -222,6 +223,7 @@ int run(RunOptions& o) {
                 engine_name(def.engine), world.engine().kernel_name().c_str(), def.dims,
                 world.count(), o.steps, o.steps > 0 ? ms / o.steps : 0.0,
                 ms > 0 ? double(world.count()) * o.steps / (ms * 1e-3) : 0.0);
+    if (!dist_line.empty()) std::printf("%s\n", dist_line.c_str());
   }
   return 0;
 }

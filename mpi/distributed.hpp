@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "boids/world.hpp"
 
@@ -24,9 +25,10 @@ class Stepper {
   /// Gathers the state to rank 0 and puts it, with the step count, into rank 0's `world`
   /// (the other ranks' worlds are left as they are). Called before anything is written.
   virtual void sync(World& world) = 0;
-  /// Bytes of ghosts and migrants this rank sent in the last step (for docs/distributed.md).
-  virtual std::uint64_t ghost_bytes() const = 0;
-  virtual std::uint64_t migrant_bytes() const = 0;
+  /// One line on rank 0 (empty elsewhere) with the ranks, the bytes of ghosts and migrants
+  /// sent per step per rank (mean and largest rank) and the owned boids per rank after the
+  /// last step. Collective.
+  virtual std::string summary() = 0;
 };
 
 #if BOIDS_MPI

@@ -42,6 +42,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <vector>
 
@@ -128,7 +129,7 @@ class DistributedGrid final : public Stepper {
       }
       const double* p[3] = {s.x.data(), s.y.data(), s.z.data()};
       const double* v[3] = {s.vx.data(), s.vy.data(), s.vz.data()};
-      for (int c = 0; c < 3; ++c) {
+      for (int c = 0; c < def_.dims; ++c) {
         to.p[c][j] = Real(p[c][i]);
         to.v[c][j] = Real(v[c][i]);
       }
@@ -144,6 +145,9 @@ class DistributedGrid final : public Stepper {
       else
         step_once<3>();
       ++steps_;
+      ++steps_run_;
+      ghost_total_ += ghost_bytes_;
+      migrant_total_ += migrant_bytes_;
     }
   }
 
@@ -180,7 +184,7 @@ class DistributedGrid final : public Stepper {
     State st;
     std::vector<double>* p[3] = {&st.x, &st.y, &st.z};
     std::vector<double>* v[3] = {&st.vx, &st.vy, &st.vz};
-    for (int c = 0; c < 3; ++c) p[c]->assign(n, 0.0), v[c]->assign(n, 0.0);
+    for (int c = 0; c < D; ++c) p[c]->assign(n, 0.0), v[c]->assign(n, 0.0);
     st.id.resize(n);
     st.kind.resize(n);
     for (std::size_t r = 0; r < n; ++r) {
@@ -195,8 +199,23 @@ class DistributedGrid final : public Stepper {
     world.engine().restore(st, steps_, world.next_id());
   }
 
-  std::uint64_t ghost_bytes() const override { return ghost_bytes_; }
-  std::uint64_t migrant_bytes() const override { return migrant_bytes_; }
+  std::string summary() override {
+    // Per rank: ghost and migrant bytes summed over the steps run, and the owned boids.
+    const double mine[3] = {double(ghost_total_), double(migrant_total_), double(own_.n)};
+    double sum[3], mx[3], mn[3];
+    MPI_Reduce(mine, sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(mine, mx, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(mine, mn, 3, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+    if (rank_ != 0) return {};
+    const double steps = double(std::max<std::uint64_t>(1, steps_run_)), P = double(size_);
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "mpi: %d ranks (slabs along %s), bytes sent per step per rank: ghosts %.0f "
+                  "(largest rank %.0f), migrants %.0f (largest %.0f); boids per rank %.0f..%.0f",
+                  size_, def_.dims == 2 ? "y" : "z", sum[0] / P / steps, mx[0] / steps,
+                  sum[1] / P / steps, mx[1] / steps, mn[2], mx[2]);
+    return line;
+  }
 
  private:
   GridSettings settings() const {
@@ -456,7 +475,8 @@ class DistributedGrid final : public Stepper {
   std::vector<std::vector<int>> dest_;
   int cut_planes_ = -1;
   std::vector<std::uint32_t> order_, tmp_, rank_slot_;
-  std::uint64_t ghost_bytes_ = 0, migrant_bytes_ = 0;
+  std::uint64_t ghost_bytes_ = 0, migrant_bytes_ = 0;  // sent by this rank in the last step
+  std::uint64_t ghost_total_ = 0, migrant_total_ = 0, steps_run_ = 0;
 };
 
 }  // namespace
