@@ -7,9 +7,13 @@
 // cell grid. Only rank 0 writes files and prints; the other ranks step and exchange boids.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "boids/world.hpp"
 
@@ -49,6 +53,10 @@ bool active() noexcept;
 /// A stepper over `world` (identical on every rank) when active(), else nullptr. Throws Error
 /// (on every rank alike) when the world cannot be stepped distributed.
 std::unique_ptr<Stepper> make_stepper(const World& world);
+/// Every rank's string, in rank order, on every rank (collective; {mine} when not active).
+std::vector<std::string> all_gather(const std::string& mine);
+/// Waits for every rank (collective; nothing when not active).
+void barrier();
 #else
 class Session {
  public:
@@ -58,7 +66,32 @@ inline int rank() noexcept { return 0; }
 inline int size() noexcept { return 1; }
 inline bool active() noexcept { return false; }
 inline std::unique_ptr<Stepper> make_stepper(const World&) { return nullptr; }
+inline std::vector<std::string> all_gather(const std::string& mine) { return {mine}; }
+inline void barrier() {}
 #endif
+
+/// The rows of an ensemble whose runs were spread over the ranks: every rank passes the
+/// (index, text) rows it made (text without '\n') and its error message (empty: none); on
+/// return every rank holds all rows in index order, and the first error in rank order is
+/// returned. Collective.
+inline std::string share_rows(std::vector<std::pair<std::size_t, std::string>>& rows,
+                              const std::string& failure) {
+  std::string mine = failure + "\n";
+  for (const auto& [i, text] : rows) mine += std::to_string(i) + " " + text + "\n";
+  rows.clear();
+  std::string first;
+  for (const std::string& all : all_gather(mine)) {
+    std::size_t at = all.find('\n');
+    if (first.empty()) first = all.substr(0, at);
+    for (++at; at < all.size();) {
+      const std::size_t sp = all.find(' ', at), end = all.find('\n', at);
+      rows.emplace_back(std::stoull(all.substr(at, sp - at)), all.substr(sp + 1, end - sp - 1));
+      at = end + 1;
+    }
+  }
+  std::sort(rows.begin(), rows.end());
+  return first;
+}
 
 /// True on the rank that writes files and prints (rank 0).
 inline bool is_root() noexcept { return rank() == 0; }
