@@ -43,6 +43,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <limits>
 #include <vector>
 
@@ -57,6 +58,27 @@ namespace boids::mpi {
 namespace {
 
 constexpr std::uint64_t kBalanceEvery = 10;
+
+double process_cpu_s() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+// Adds the process CPU time and wall time spent while alive to `cpu` and `wall`: wrapped around
+// the MPI calls, so the step's own work is its CPU time minus these (the summary line).
+struct InMpi {
+  InMpi(double& cpu, double& wall)
+      : cpu_(cpu), wall_(wall), c0_(process_cpu_s()), w0_(MPI_Wtime()) {}
+  ~InMpi() {
+    cpu_ += process_cpu_s() - c0_;
+    wall_ += MPI_Wtime() - w0_;
+  }
+  InMpi(const InMpi&) = delete;
+  InMpi& operator=(const InMpi&) = delete;
+  double &cpu_, &wall_;
+  double c0_, w0_;
+};
 
 template <class T>
 MPI_Datatype mpi_real();
@@ -140,12 +162,14 @@ class DistributedGrid final : public Stepper {
 
   void step(int count) override {
     for (int i = 0; i < count; ++i) {
+      const double c0 = process_cpu_s();
       if (def_.dims == 2)
         step_once<2>();
       else
         step_once<3>();
       ++steps_;
       ++steps_run_;
+      step_cpu_ += process_cpu_s() - c0;
       ghost_total_ += ghost_bytes_;
       migrant_total_ += migrant_bytes_;
     }
@@ -201,19 +225,23 @@ class DistributedGrid final : public Stepper {
 
   std::string summary() override {
     // Per rank: ghost and migrant bytes summed over the steps run, and the owned boids.
-    const double mine[3] = {double(ghost_total_), double(migrant_total_), double(own_.n)};
-    double sum[3], mx[3], mn[3];
-    MPI_Reduce(mine, sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-    MPI_Reduce(mine, mx, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(mine, mn, 3, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
+    const double mine[5] = {double(ghost_total_), double(migrant_total_), double(own_.n),
+                            step_cpu_ - mpi_cpu_, mpi_wall_};
+    double sum[5], mx[5], mn[5];
+    MPI_Reduce(mine, sum, 5, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(mine, mx, 5, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(mine, mn, 5, MPI_DOUBLE, MPI_MIN, 0, MPI_COMM_WORLD);
     if (rank_ != 0) return {};
     const double steps = double(std::max<std::uint64_t>(1, steps_run_)), P = double(size_);
-    char line[320];
+    char line[512];
     std::snprintf(line, sizeof line,
                   "mpi: %d ranks (slabs along %s), bytes sent per step per rank: ghosts %.0f "
-                  "(largest rank %.0f), migrants %.0f (largest %.0f); boids per rank %.0f..%.0f",
+                  "(largest rank %.0f), migrants %.0f (largest %.0f); boids per rank %.0f..%.0f; "
+                  "cpu ms per step per rank outside MPI %.3f (largest %.3f), wall ms in MPI "
+                  "%.3f (largest %.3f)",
                   size_, def_.dims == 2 ? "y" : "z", sum[0] / P / steps, mx[0] / steps,
-                  sum[1] / P / steps, mx[1] / steps, mn[2], mx[2]);
+                  sum[1] / P / steps, mx[1] / steps, mn[2], mx[2], 1e3 * sum[3] / P / steps,
+                  1e3 * mx[3] / steps, 1e3 * sum[4] / P / steps, 1e3 * mx[4] / steps);
     return line;
   }
 
@@ -312,18 +340,23 @@ class DistributedGrid final : public Stepper {
         (owner_[std::size_t(z)] == q ? migrant_bytes_ : ghost_bytes_) += rec;
       }
     }
-    MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, MPI_COMM_WORLD);
-    for (std::size_t q = 0; q < P; ++q) rdispl[q + 1] = rdispl[q] + rcount[q];
-    std::vector<std::uint32_t> rid(static_cast<std::size_t>(rdispl[P]));
-    std::vector<Real> rreal(rid.size() * 2 * D);
-    MPI_Alltoallv(sid.data(), scount.data(), sdispl.data(), MPI_UINT32_T, rid.data(), rcount.data(),
-                  rdispl.data(), MPI_UINT32_T, MPI_COMM_WORLD);
-    for (std::size_t q = 0; q < P; ++q) {
-      scount[q] *= 2 * D, sdispl[q] *= 2 * D;
-      rcount[q] *= 2 * D, rdispl[q] *= 2 * D;
+    std::vector<std::uint32_t> rid;
+    std::vector<Real> rreal;
+    {
+      InMpi in_mpi(mpi_cpu_, mpi_wall_);
+      MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, MPI_COMM_WORLD);
+      for (std::size_t q = 0; q < P; ++q) rdispl[q + 1] = rdispl[q] + rcount[q];
+      rid.resize(static_cast<std::size_t>(rdispl[P]));
+      rreal.resize(rid.size() * 2 * D);
+      MPI_Alltoallv(sid.data(), scount.data(), sdispl.data(), MPI_UINT32_T, rid.data(),
+                    rcount.data(), rdispl.data(), MPI_UINT32_T, MPI_COMM_WORLD);
+      for (std::size_t q = 0; q < P; ++q) {
+        scount[q] *= 2 * D, sdispl[q] *= 2 * D;
+        rcount[q] *= 2 * D, rdispl[q] *= 2 * D;
+      }
+      MPI_Alltoallv(sreal.data(), scount.data(), sdispl.data(), mpi_real<Real>(), rreal.data(),
+                    rcount.data(), rdispl.data(), mpi_real<Real>(), MPI_COMM_WORLD);
     }
-    MPI_Alltoallv(sreal.data(), scount.data(), sdispl.data(), mpi_real<Real>(), rreal.data(),
-                  rcount.data(), rdispl.data(), mpi_real<Real>(), MPI_COMM_WORLD);
     const std::size_t n = rid.size();
     sort_by_id(rid.data(), n, order_, tmp_);
     reserve_padded(loc_, D, n);
@@ -376,14 +409,21 @@ class DistributedGrid final : public Stepper {
   void step_once() {
     constexpr int A = D - 1;  // the slab axis: the slowest in cell order
     GridSettings gs = settings();
-    const GridPlan plan = global_plan(gs);
+    GridPlan plan;
+    {
+      InMpi in_mpi(mpi_cpu_, mpi_wall_);
+      plan = global_plan(gs);
+    }
     const int planes = plan.n[A];
     plane_.resize(own_.n);
     ex_->parallel_for(own_.n, 16384, [&](std::size_t b, std::size_t e) {
       for (std::size_t i = b; i < e; ++i)
         plane_[i] = axis_cell(double(own_.p[A][i]), plan.lo[A], plan.inv_cell[A], planes);
     });
-    if (planes != cut_planes_ || steps_ % kBalanceEvery == 0) balance(planes);
+    if (planes != cut_planes_ || steps_ % kBalanceEvery == 0) {
+      InMpi in_mpi(mpi_cpu_, mpi_wall_);
+      balance(planes);
+    }
     destinations(planes, plan.reach[A], m_.boundary == Boundary::wrap);
     exchange<D>();
 
@@ -400,7 +440,10 @@ class DistributedGrid final : public Stepper {
     ctx.step = steps_;
     ctx.seed = def_.seed;
     prepare_behaviours(m_, spec_, ctx);
-    complete_context(m_, in_, s0, s1, ctx, MPI_COMM_WORLD);
+    {
+      InMpi in_mpi(mpi_cpu_, mpi_wall_);
+      complete_context(m_, in_, s0, s1, ctx, MPI_COMM_WORLD);
+    }
 
     reserve_padded(out_, D, in_.n);
     const FinishRow<Real> fin =
@@ -477,6 +520,7 @@ class DistributedGrid final : public Stepper {
   std::vector<std::uint32_t> order_, tmp_, rank_slot_;
   std::uint64_t ghost_bytes_ = 0, migrant_bytes_ = 0;  // sent by this rank in the last step
   std::uint64_t ghost_total_ = 0, migrant_total_ = 0, steps_run_ = 0;
+  double step_cpu_ = 0, mpi_cpu_ = 0, mpi_wall_ = 0;  // seconds over the steps run
 };
 
 }  // namespace
