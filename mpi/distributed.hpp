@@ -30,8 +30,10 @@ class Stepper {
   /// (the other ranks' worlds are left as they are). Called before anything is written.
   virtual void sync(World& world) = 0;
   /// One line on rank 0 (empty elsewhere) with the ranks, the bytes of ghosts and migrants
-  /// sent per step per rank (mean and largest rank) and the owned boids per rank after the
-  /// last step. Collective.
+  /// sent per step per rank (mean and largest rank), the owned boids per rank after the last
+  /// step, and per step per rank the CPU time outside MPI calls and the wall time inside
+  /// them. The per-step figures leave out the first step (it distributes the initial
+  /// state). Collective.
   virtual std::string summary() = 0;
 };
 

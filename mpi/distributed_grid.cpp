@@ -168,10 +168,16 @@ class DistributedGrid final : public Stepper {
       else
         step_once<3>();
       ++steps_;
-      ++steps_run_;
-      step_cpu_ += process_cpu_s() - c0;
-      ghost_total_ += ghost_bytes_;
-      migrant_total_ += migrant_bytes_;
+      // The first step moves the initial equal shares to their owners: not a typical step.
+      if (first_done_) {
+        ++steps_run_;
+        step_cpu_ += process_cpu_s() - c0;
+        ghost_total_ += ghost_bytes_;
+        migrant_total_ += migrant_bytes_;
+      } else {
+        first_done_ = true;
+        mpi_cpu_ = mpi_wall_ = 0;
+      }
     }
   }
 
@@ -520,7 +526,8 @@ class DistributedGrid final : public Stepper {
   std::vector<std::uint32_t> order_, tmp_, rank_slot_;
   std::uint64_t ghost_bytes_ = 0, migrant_bytes_ = 0;  // sent by this rank in the last step
   std::uint64_t ghost_total_ = 0, migrant_total_ = 0, steps_run_ = 0;
-  double step_cpu_ = 0, mpi_cpu_ = 0, mpi_wall_ = 0;  // seconds over the steps run
+  double step_cpu_ = 0, mpi_cpu_ = 0, mpi_wall_ = 0;  // seconds over the steps counted
+  bool first_done_ = false;
 };
 
 }  // namespace
