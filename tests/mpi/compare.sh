@@ -41,6 +41,10 @@ outputs() {
 }
 # shellcheck disable=SC2046
 "$boids" run --quiet "${extra[@]}" "$@" $(outputs single)
+# Open MPI's hardware discovery (hwloc's GL plugin) opens X displays (:0, :1, ...), and dies
+# with "XIO: fatal IO error" when that X server is busy or gone: the runs need no display.
+unset DISPLAY
+export HWLOC_COMPONENTS=-gl
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 # shellcheck disable=SC2046
 "$mpiexec" --oversubscribe -np "$np" "$boids" run --quiet "${extra[@]}" "$@" $(outputs dist)

@@ -8,6 +8,10 @@ boids=$1 mpiexec=$2 np=$3 m=$4
 shift 4
 dir=$(mktemp -d "${TMPDIR:-/tmp}/boids-mpi-resume-np$np.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
+# Open MPI's hardware discovery (hwloc's GL plugin) opens X displays (:0, :1, ...), and dies
+# with "XIO: fatal IO error" when that X server is busy or gone: the runs need no display.
+unset DISPLAY
+export HWLOC_COMPONENTS=-gl
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 "$boids" run --quiet "$@" --steps 20 --out "$dir/single.csv" --save "$dir/single.snap"
 "$mpiexec" --oversubscribe -np "$np" "$boids" run --quiet "$@" --steps 8 --save "$dir/half.snap"

@@ -7,6 +7,10 @@ set -euo pipefail
 boids=$1 mpiexec=$2 np=$3
 dir=$(mktemp -d "${TMPDIR:-/tmp}/boids-mpi-sweep-np$np.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
+# Open MPI's hardware discovery (hwloc's GL plugin) opens X displays (:0, :1, ...), and dies
+# with "XIO: fatal IO error" when that X server is busy or gone: the runs need no display.
+unset DISPLAY
+export HWLOC_COMPONENTS=-gl
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 args=(sweep --quiet --set boids.count=300 --vary rules.alignment=0:2:4 --vary rules.cohesion=0.1,0.3
   --repeats 2 --steps 30 --measure-from 10 --measure-every 5)
