@@ -3,15 +3,16 @@
 # requires every file written (--out, and with --all-outputs also --save, --record and
 # --metrics) to be byte-identical. Registered by tests/CMakeLists.txt when BOIDS_MPI is on.
 #
-#   compare.sh BOIDS MPIEXEC NP CASE [--clumped N] [--all-outputs] -- RUN-ARGS...
+#   compare.sh BOIDS MPIEXEC NP CASE [--clumped N] [--all-outputs] [--h5md] -- RUN-ARGS...
 set -euo pipefail
 boids=$1 mpiexec=$2 np=$3 name=$4
 shift 4
-clumped=0 all=0
+clumped=0 all=0 h5md=0
 while [[ $# -gt 0 && $1 != -- ]]; do
   case $1 in
     --clumped) clumped=$2; shift 2 ;;
     --all-outputs) all=1; shift ;;
+    --h5md) h5md=1; shift ;;
     *) echo "compare.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -30,12 +31,17 @@ if ((clumped > 0)); then
         2 * rand() - 1 } }' > "$dir/init.csv"
   extra+=(--init "$dir/init.csv")
 fi
+# Each run writes into its own folder under the same file names (an .xdmf names its .h5).
+mkdir "$dir/single" "$dir/dist"
 outputs() {
-  local tag=$1
+  local tag=$1/run
   local o=(--out "$dir/$tag.csv")
   if ((all)); then
     o+=(--save "$dir/$tag.snap" --record "$dir/$tag.rec" --every 3 --metrics "$dir/$tag.metrics.csv"
       --metrics-every 4)
+  fi
+  if ((h5md)); then
+    o+=(--record "$dir/$tag.h5" --every 4 --metrics "$dir/$tag.metrics.csv" --metrics-every 4)
   fi
   echo "${o[@]}"
 }
@@ -49,12 +55,12 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 # shellcheck disable=SC2046
 "$mpiexec" --oversubscribe -np "$np" "$boids" run --quiet "${extra[@]}" "$@" $(outputs dist)
 status=0
-for f in "$dir"/single.*; do
-  g=${f/single./dist.}
+for f in "$dir"/single/*; do
+  g=$dir/dist/$(basename "$f")
   if cmp -s "$f" "$g"; then
     echo "same: $(basename "$f") ($(wc -c < "$f") bytes)"
   else
-    echo "DIFFERENT: $(basename "$f") vs $(basename "$g") ($np ranks)"
+    echo "DIFFERENT: $(basename "$f") ($np ranks)"
     cmp "$f" "$g" | head -1 || true
     status=1
   fi
