@@ -12,6 +12,7 @@ trap 'rm -rf "$dir"' EXIT
 unset DISPLAY
 export HWLOC_COMPONENTS=-gl
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# shellcheck disable=SC2054 # the comma is part of a --vary value
 args=(sweep --quiet --set boids.count=300 --vary rules.alignment=0:2:4 --vary rules.cohesion=0.1,0.3
   --repeats 2 --steps 30 --measure-from 10 --measure-every 5)
 "$boids" "${args[@]}" --out "$dir/single.csv" --plot "$dir/single.svg"
