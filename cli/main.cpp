@@ -16,6 +16,7 @@
 #include "cli/metrics_output.hpp"
 #include "cli/sweep.hpp"
 #include "io/h5md.hpp"  // H5MD recordings: to move onto a public header (issue 20)
+#include "mpi/distributed.hpp"
 
 namespace {
 
@@ -129,12 +130,17 @@ int run(RunOptions& o) {
                        : frame ? boids::h5md::world_from_frame(def, *frame, o.init)
                                : boids::World::create(def);
   if (!o.init.empty() && !h5_init) world.set_state(init);
+  // Under mpirun every rank steps its slab (mpi/distributed.hpp); rank 0 gathers the state
+  // into `world` before each write and is the only one to write or print.
+  const std::unique_ptr<boids::mpi::Stepper> dist = boids::mpi::make_stepper(world);
+  const bool writer = boids::mpi::is_root();
 
   // Frames at the start and after every `every` steps; the last one also when the run does
   // not end on a multiple. Recording happens between timed step batches.
   std::optional<boids::Recorder> rec;
   std::optional<boids::h5md::Writer> h5rec;
-  if (!o.record.empty() && boids::h5md::is_h5md_path(o.record)) {
+  if (!writer) {
+  } else if (!o.record.empty() && boids::h5md::is_h5md_path(o.record)) {
     boids::h5md::WriterOptions wo;
     wo.every = std::uint64_t(o.every);
     wo.compress = o.record_compress;
@@ -146,7 +152,7 @@ int run(RunOptions& o) {
   }
   // Metrics rows likewise: the state before the first step, every N-th step and the last.
   std::optional<boids::cli::MetricsOutput> met;
-  if (!o.metrics.path.empty()) {
+  if (!o.metrics.path.empty() && writer) {
     met.emplace(o.metrics, world);
   }
   // Each metrics row also goes into an H5MD recording's /observables (docs/formats.md).
@@ -162,23 +168,31 @@ int run(RunOptions& o) {
                                {"largest_cluster", m.largest_cluster}});
   };
   if (met) observe(met->row(world));
-  const bool recording = rec || h5rec;
+  // The batches depend on the options only, so every rank of a distributed run agrees.
+  const bool recording = !o.record.empty(), metrics = !o.metrics.path.empty();
   double ms = 0;
   for (int done = 0; done < o.steps;) {
     long long batch = o.steps - done;
     if (recording) batch = std::min(batch, o.every - done % o.every);
-    if (met) batch = std::min(batch, met->every() - done % met->every());
+    if (metrics) batch = std::min(batch, o.metrics.every - done % o.metrics.every);
     const auto t0 = std::chrono::steady_clock::now();
-    world.step(int(batch));
+    if (dist)
+      dist->step(int(batch));
+    else
+      world.step(int(batch));
     const auto t1 = std::chrono::steady_clock::now();
     ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
     done += int(batch);
-    if (done % o.every == 0 || done == o.steps) {
-      if (rec) rec->frame(world);
-      if (h5rec) h5rec->frame(world);
-    }
-    if (met && (done % met->every() == 0 || done == o.steps)) observe(met->row(world));
+    const bool at_frame = recording && (done % o.every == 0 || done == o.steps);
+    const bool row = metrics && (done % o.metrics.every == 0 || done == o.steps);
+    if (dist && (at_frame || row)) dist->sync(world);
+    if (at_frame && rec) rec->frame(world);
+    if (at_frame && h5rec) h5rec->frame(world);
+    if (row && met) observe(met->row(world));
   }
+  if (dist) dist->sync(world);
+  const std::string dist_line = dist ? dist->summary() : std::string();
+  if (!writer) return 0;
   // The model never makes NaN from valid input; this guards the files against a bug ever
   // writing one. It reads the store in place: at 10M boids no copy of the state is made.
   if (!boids::state_is_finite(world))
@@ -193,12 +207,14 @@ int run(RunOptions& o) {
                 engine_name(def.engine), world.kernel_name().c_str(), def.dims, world.count(),
                 o.steps, o.steps > 0 ? ms / o.steps : 0.0,
                 ms > 0 ? double(world.count()) * o.steps / (ms * 1e-3) : 0.0);
+    if (!dist_line.empty()) std::printf("%s\n", dist_line.c_str());
   }
   return 0;
 }
 
 // The one way the program reports an error: one line, control bytes escaped, status 2.
 int fail(const std::string& message) {
+  if (!boids::mpi::is_root()) return 2;  // every rank meets the same error; rank 0 says it
   std::string line = message;
   while (!line.empty() && line.back() == '\n') line.pop_back();
   std::cerr << "boids: error: " << boids::escape_control(line) << "\n";
@@ -208,6 +224,7 @@ int fail(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  boids::mpi::Session mpi_session(argc, argv);
   CLI::App app{"boids: a multithreaded flocking engine. Runs scenarios, reads and writes states."};
   app.set_version_flag("--version", std::string("boids ") + boids::version());
   app.require_subcommand(1);

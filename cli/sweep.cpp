@@ -29,6 +29,7 @@
 
 #include "boids/metrics.hpp"
 #include "boids/scenario.hpp"
+#include "mpi/distributed.hpp"
 
 namespace boids::cli {
 namespace {
@@ -363,8 +364,11 @@ int run_sweep(const SweepOptions& o) {
   }
   std::vector<Result> results(p.jobs.size());
   if (o.resume) read_resume(o.out, p, results);
-  write_all(o.out, p, results);  // fresh file, or the kept rows without a cut-off line
-  if (!o.plot.empty()) {
+  // Under mpirun every rank runs every n-th remaining job; rank 0 alone writes (mpi/).
+  const bool root = mpi::is_root();
+  mpi::barrier();  // every rank has read the rows to resume before rank 0 rewrites them
+  if (root) write_all(o.out, p, results);  // fresh file, or the kept rows without a cut-off line
+  if (root && !o.plot.empty()) {
     std::FILE* probe = std::fopen((o.plot + ".tmp").c_str(), "wb");
     if (!probe) throw Error(o.plot + ": cannot write here (directory missing or not writable)");
     std::fclose(probe);
@@ -375,13 +379,20 @@ int run_sweep(const SweepOptions& o) {
     if (!results[i].done) todo.push_back(i);
   }
   const std::size_t resumed = results.size() - todo.size();
+  const std::size_t all_todo = todo.size();
+  {
+    std::vector<std::size_t> mine;
+    for (std::size_t t = 0; t < todo.size(); ++t)
+      if (int(t % std::size_t(mpi::size())) == mpi::rank()) mine.push_back(todo[t]);
+    todo.swap(mine);
+  }
   const int workers =
       int(std::min<std::size_t>(std::size_t(hw), std::max<std::size_t>(todo.size(), 1)));
   const int world_threads = todo.size() >= std::size_t(hw) ? 1 : hw;
   const int pool = todo.size() >= std::size_t(hw) ? workers : 1;
 
-  std::FILE* f = std::fopen(o.out.c_str(), "ab");
-  if (!f) throw Error(o.out + ": cannot write here (directory missing or not writable)");
+  std::FILE* f = root ? std::fopen(o.out.c_str(), "ab") : nullptr;
+  if (root && !f) throw Error(o.out + ": cannot write here (directory missing or not writable)");
   std::mutex mu;
   std::atomic<std::size_t> next{0};
   std::size_t finished = 0;
@@ -414,8 +425,10 @@ int run_sweep(const SweepOptions& o) {
         return;
       }
       std::lock_guard<std::mutex> lock(mu);
-      std::fprintf(f, "%s\n", r.line.c_str());
-      std::fflush(f);
+      if (f) {
+        std::fprintf(f, "%s\n", r.line.c_str());
+        std::fflush(f);
+      }
       results[todo[t]] = std::move(r);
       ++finished;
       if (tty) progress();
@@ -425,9 +438,31 @@ int run_sweep(const SweepOptions& o) {
   for (int i = 1; i < pool; ++i) threads.emplace_back(worker);
   worker();
   for (std::thread& th : threads) th.join();
-  std::fclose(f);
+  if (f) std::fclose(f);
   if (tty) std::fprintf(stderr, "\n");
+  if (mpi::size() > 1) {
+    // Every rank's rows (the CSV line, then the means) and the first failure, on every rank.
+    std::vector<std::pair<std::size_t, std::string>> rows;
+    for (std::size_t i : todo) {
+      if (!results[i].done) continue;
+      std::string text = results[i].line;
+      for (double m : results[i].means) text += "\x1f" + shortest(m);
+      rows.emplace_back(i, std::move(text));
+    }
+    failure = mpi::share_rows(rows, failure);
+    for (const auto& [i, text] : rows) {
+      Result& r = results[i];
+      std::size_t at = text.find('\x1f');
+      r.done = true;
+      r.line = text.substr(0, at);
+      r.means.clear();
+      for (; at != std::string::npos; at = text.find('\x1f', at + 1))
+        r.means.push_back(std::strtod(text.c_str() + at + 1, nullptr));
+    }
+    finished = all_todo;
+  }
   if (!failure.empty()) throw Error(failure);
+  if (!root) return 0;
   write_all(o.out, p, results);
   if (!o.plot.empty()) {
     std::vector<std::string> keys;

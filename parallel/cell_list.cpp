@@ -147,7 +147,7 @@ void CellList<Real>::build(const GridSettings& gs, const BoidStore<Real>& src, B
       }
     }
   }
-  plan_ = plan_grid(gs, lo, hi, boids);
+  plan_ = gs.plan ? *gs.plan : plan_grid(gs, lo, hi, boids);
   const GridPlan& g = plan_;
   const std::size_t buckets = g.ncells + 1;  // + the kind 1/2 bucket
 

@@ -50,6 +50,9 @@ struct GridSettings {
   double size = 100;
   double radius = 9;  ///< kind 0's perception radius
   int cells_per_radius = 1;
+  /// When set, build() uses this plan instead of planning from its own store: the
+  /// distributed engine's global plan over a rank's slab and ghosts (mpi/distributed_grid.cpp).
+  const GridPlan* plan = nullptr;
 };
 
 /// Plans the grid; lo/hi is the kind-0 bounding box (used in open worlds only).

@@ -12,6 +12,7 @@ packages=(
   python3-setuptools python3-pybind11 pybind11-dev
   libhdf5-dev hdf5-tools python3-h5py python3-mdanalysis python3-meshio
   clang-14 libclang-rt-14-dev
+  libopenmpi-dev openmpi-bin
 )
 
 missing=()
