@@ -12,7 +12,7 @@ san=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1
   -DBOIDS_BUILD_BENCH=OFF -DBOIDS_BUILD_VIEWER=OFF)
 
 echo "== Release build and tests"
-cmake -S . -B build/test -DCMAKE_BUILD_TYPE=Release "${common[@]}" -DBOIDS_PYTHON=ON
+cmake -S . -B build/test -DCMAKE_BUILD_TYPE=Release "${common[@]}" -DBOIDS_PYTHON=ON -DBOIDS_MPI=ON
 cmake --build build/test -j"$jobs"
 ctest --test-dir build/test --output-on-failure -j"$jobs"
 
