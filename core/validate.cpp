@@ -129,6 +129,9 @@ std::optional<FieldError> check_behaviour_world(const WorldDef& d) {
                                       ") must be <= boids.count (" + num(d.count) + ")");
   if (d.profile != Profile::standard && d.profile != Profile::abm && d.profile != Profile::vicsek)
     return bad("world.profile", "must be \"standard\", \"abm\" or \"vicsek\"");
+  if (d.update == UpdateOrder::sequential && d.engine != EngineKind::naive)
+    return bad("world.update",
+               "\"sequential\" (in-place, random order) needs engine.kind = \"naive\"");
   if (d.profile == Profile::abm) {
     const MotionDef& m = d.kinds[0].motion;
     if (m.min_speed != m.max_speed)
