@@ -48,6 +48,7 @@ void before(WorldDef& d, const std::string& w) {
   } else if (w == "standard-2d" || w == "abm") {
     // The ABM comparison's large model: 400 birds in 150 x 150, visual distance 15.
     RuleDef& r = d.kinds[0].rules;
+    d.dims = 2;  // the density below is per area
     d.count = 400;
     d.size = 150;
     d.boundary = Boundary::wrap;
