@@ -39,13 +39,20 @@ const char* variant_name(Variant v);
 std::optional<Variant> parse_variant(std::string_view s);
 const char* precision_name(Precision p);  ///< "float" or "double"
 
-/// One measured point.
+/// One measured point. (A constructor, not an aggregate, so the five-field braced form stays
+/// valid with the optional workload.)
 struct Config {
+  Config() = default;
+  Config(Variant v, std::uint32_t n, int t, int d, Precision p, std::string w = {})
+      : variant(v), count(n), threads(t), dims(d), precision(p), workload(std::move(w)) {}
   Variant variant = Variant::naive;
   std::uint32_t count = 1000;
   int threads = 1;
   int dims = 3;
   Precision precision = Precision::f32;
+  /// A workload of issue 14's targets (workload_names(); empty = the scenario as given):
+  /// adds behaviours, predators, obstacles or the abm profile to the world (workload_def()).
+  std::string workload;
 };
 bool operator==(const Config& a, const Config& b);
 /// "grid-simd 3D float n=100000 t=2"
@@ -53,11 +60,24 @@ std::string config_label(const Config& c);
 
 /// The axes of a sweep; expand() takes their cartesian product.
 struct SweepSpec {
+  SweepSpec() = default;
+  SweepSpec(std::vector<Variant> v, std::vector<std::uint32_t> n, std::vector<int> t,
+            std::vector<int> d, std::vector<Precision> p, std::vector<std::string> w = {})
+      : variants(std::move(v)),
+        counts(std::move(n)),
+        threads(std::move(t)),
+        dims(std::move(d)),
+        precisions(std::move(p)),
+        workloads(std::move(w)) {}
   std::vector<Variant> variants;
   std::vector<std::uint32_t> counts;
   std::vector<int> threads;
   std::vector<int> dims;
   std::vector<Precision> precisions;
+  /// Workloads (Config::workload); empty = {""}. The first is each row's reference: the
+  /// table's `x ref` is a row's ms/step over the first workload's at the same engine, n,
+  /// threads, dims and precision.
+  std::vector<std::string> workloads;
 };
 
 /// Cartesian product in a fixed order: dims, precision, variant, count (ascending), threads
@@ -103,6 +123,12 @@ std::vector<std::uint32_t> parse_counts(std::string_view s, const std::string& w
 /// is kept for any n and for the other dimensionality. `note` receives a remark when the box
 /// had to be enlarged to stay valid (wrap worlds need radius < size/2).
 WorldDef def_for(const WorldDef& base, const Config& c, std::string* note = nullptr);
+/// def_for() with c.workload applied (bench/workloads.cpp): its rule changes before the box is
+/// sized, its predators and obstacles (n/100 of each, fixed seed) after.
+WorldDef workload_def(const WorldDef& base, const Config& c, std::string* note = nullptr);
+/// "plain", "all-behaviours", "predators-0", "predators", "obstacles-0", "obstacles",
+/// "standard-2d", "abm".
+std::vector<std::string> workload_names();
 /// Expected neighbours per boid of a uniform world: density * volume of the radius ball.
 double expected_neighbours(const WorldDef& d);
 
@@ -153,6 +179,7 @@ struct Result {
   std::string probe_isa;
 
   // Derived by derive(); 0 = not applicable.
+  double ratio_ref = 0;  ///< ms/step over the sweep's first workload's (same config otherwise)
   double speedup_naive = 0;
   bool speedup_naive_extrapolated = false;  ///< naive figure was extrapolated
   double speedup_1t = 0;

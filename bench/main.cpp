@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
 
   app.add_option("--preset", preset_name,
                  "quick (< 2 min on 2 cores), demo (naive vs grid, ~1 min), full (whole "
-                 "matrix), tiny (smoke test)")
+                 "matrix), tiny (smoke test); issue 14's targets, each against its reference "
+                 "(column x ref): all-behaviours, predators-10k, obstacles-10k, abm-profile")
       ->capture_default_str();
   app.add_option(
       "--engines", engines,

@@ -125,7 +125,7 @@ void write_csv(std::ostream& os, const std::vector<Result>& results) {
         "engine_memory_bytes,peak_rss_bytes,peak_rss_per_config,probe_isa,probe_pairs_per_s,"
         "probe_fraction,extrapolated_ms_per_step,world_size,setup_ms,note,kernel_ms_per_pass,"
         "kernel_candidates_per_s,kernel_probe_fraction,useful_per_s_per_core,useful_fraction,"
-        "peak_rss_bytes_per_boid\n";
+        "peak_rss_bytes_per_boid,workload,ratio_vs_reference\n";
   for (const Result& r : results) {
     const Config& c = r.config;
     const bool m = r.status == Status::measured;
@@ -155,7 +155,8 @@ void write_csv(std::ostream& os, const std::vector<Result>& results) {
        << (k && r.kernel_probe_fraction > 0 ? num(r.kernel_probe_fraction) : "") << ','
        << mnum(r.useful_per_s_per_core()) << ','
        << (r.useful_fraction() > 0 ? num(r.useful_fraction()) : "") << ','
-       << (r.rss_bytes_per_boid() > 0 ? num(r.rss_bytes_per_boid()) : "") << '\n';
+       << (r.rss_bytes_per_boid() > 0 ? num(r.rss_bytes_per_boid()) : "") << ','
+       << csv_field(c.workload) << ',' << (r.ratio_ref > 0 ? num(r.ratio_ref) : "") << '\n';
   }
 }
 
@@ -235,7 +236,9 @@ void write_json(std::ostream& os, const std::vector<Result>& results, const Envi
         .raw("extrapolated_ms_per_step", opt(r.extrapolated_ms, r.extrapolated_ms > 0))
         .num("world_size", r.world_size)
         .raw("setup_ms", opt(r.setup_ms, m))
-        .str("note", r.note);
+        .str("note", r.note)
+        .str("workload", c.workload)
+        .raw("ratio_vs_reference", opt(r.ratio_ref, r.ratio_ref > 0));
     rows += (rows.empty() ? "\n    " : ",\n    ") + o.done();
   }
   os << "{\n  \"environment\": " << e.done() << ",\n  \"run\": " << run.done()
@@ -248,12 +251,13 @@ std::string format_table(const std::vector<Result>& results) {
     bool left;
   };
   const Col cols[] = {
-      {"engine", true},       {"isa", true},         {"D", false},           {"prec", true},
-      {"n", false},           {"thr", false},        {"ms/step", false},     {"+-IQR", false},
-      {"cpu ms", false},      {"boid-st/s", false},  {"cand/s", false},      {"nbr/s", false},
-      {"x naive", false},     {"x 1thr", false},     {"eff", false},         {"B/boid", false},
-      {"%probe step", false}, {"kern ms", false},    {"%probe kern", false}, {"nbr/s/core", false},
-      {"%useful", false},     {"RSS B/boid", false}, {"note", true}};
+      {"engine", true},       {"workload", true},    {"x ref", false},       {"isa", true},
+      {"D", false},           {"prec", true},        {"n", false},           {"thr", false},
+      {"ms/step", false},     {"+-IQR", false},      {"cpu ms", false},      {"boid-st/s", false},
+      {"cand/s", false},      {"nbr/s", false},      {"x naive", false},     {"x 1thr", false},
+      {"eff", false},         {"B/boid", false},     {"%probe step", false}, {"kern ms", false},
+      {"%probe kern", false}, {"nbr/s/core", false}, {"%useful", false},     {"RSS B/boid", false},
+      {"note", true}};
   constexpr std::size_t ncol = sizeof cols / sizeof cols[0];
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> notes;
@@ -271,7 +275,7 @@ std::string format_table(const std::vector<Result>& results) {
   for (const Result& r : results) {
     const Config& c = r.config;
     const bool m = r.status == Status::measured;
-    std::vector<std::string> row(ncol);
+    std::vector<std::string> row(ncol - 2);  // the two workload columns go in at the end
     row[0] = variant_name(c.variant);
     row[1] = r.kernel.empty() ? "-" : r.kernel;
     row[2] = std::to_string(c.dims);
@@ -309,6 +313,9 @@ std::string format_table(const std::vector<Result>& results) {
       if (k == notes.size()) notes.push_back(r.note);
       row[22] = "[" + std::to_string(k + 1) + "]";
     }
+    row.insert(row.begin() + 1,
+               {c.workload, r.ratio_ref > 0 ? fmt(r.ratio_ref >= 10 ? "%.0f" : "%.2f", r.ratio_ref)
+                                            : std::string()});
     for (auto& cell : row) {
       if (cell.empty()) cell = "-";
     }

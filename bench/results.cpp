@@ -45,7 +45,8 @@ const char* status_name(Status s) {
 namespace {
 double per_second(double amount, double ms) { return ms > 0 ? amount / (ms * 1e-3) : 0; }
 bool same_world(const Config& a, const Config& b) {
-  return a.count == b.count && a.dims == b.dims && a.precision == b.precision;
+  return a.count == b.count && a.dims == b.dims && a.precision == b.precision &&
+         a.workload == b.workload;
 }
 }  // namespace
 
@@ -73,7 +74,7 @@ double Result::kernel_candidates_per_s() const {
 
 void derive(std::vector<Result>& results) {
   for (Result& r : results) {
-    r.speedup_naive = r.speedup_1t = r.efficiency = r.probe_fraction = 0;
+    r.speedup_naive = r.speedup_1t = r.efficiency = r.probe_fraction = r.ratio_ref = 0;
     r.kernel_probe_fraction = 0;
     r.speedup_naive_extrapolated = false;
     if (r.status != Status::measured || !(r.ms.median > 0)) continue;
@@ -95,6 +96,18 @@ void derive(std::vector<Result>& results) {
       r.efficiency = r.speedup_1t / r.config.threads;
       break;
     }
+    // The sweep's first workload (the first row's) is the reference of every other one.
+    const std::string& ref_w = results.front().config.workload;
+    for (const Result& q : results) {
+      const Config& a = q.config;
+      const Config& b = r.config;
+      if (ref_w.empty() || a.workload != ref_w || a.variant != b.variant || a.count != b.count ||
+          a.threads != b.threads || a.dims != b.dims || a.precision != b.precision ||
+          q.status != Status::measured || !(q.ms.median > 0))
+        continue;
+      r.ratio_ref = r.ms.median / q.ms.median;
+      break;
+    }
     if (r.probe_pairs_per_s > 0) {
       r.probe_fraction = r.candidates_per_s() / r.probe_pairs_per_s;
       r.kernel_probe_fraction = r.kernel_candidates_per_s() / r.probe_pairs_per_s;
@@ -112,8 +125,8 @@ BudgetDecision check_budget(const Config& c, const std::vector<Result>& done, co
   for (const Result& r : done) {
     const Config& rc = r.config;
     if (r.status != Status::measured || rc.variant != c.variant || rc.threads != c.threads ||
-        rc.dims != c.dims || rc.precision != c.precision || rc.count >= c.count ||
-        !(r.ms.median > 0))
+        rc.dims != c.dims || rc.precision != c.precision || rc.workload != c.workload ||
+        rc.count >= c.count || !(r.ms.median > 0))
       continue;
     if (!ref || rc.count > ref->config.count) ref = &r;
   }

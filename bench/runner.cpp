@@ -47,7 +47,7 @@ Result measure(const WorldDef& base, const Config& c, const Settings& s,
   Result r;
   r.config = c;
   std::string scale_note;
-  const WorldDef def = def_for(base, c, &scale_note);
+  const WorldDef def = workload_def(base, c, &scale_note);
   r.world_size = def.size;
   const BudgetDecision b = check_budget(c, done, s);
   if (b.skip) {

@@ -38,13 +38,14 @@ const char* precision_name(Precision p) { return p == Precision::f64 ? "double" 
 
 bool operator==(const Config& a, const Config& b) {
   return a.variant == b.variant && a.count == b.count && a.threads == b.threads &&
-         a.dims == b.dims && a.precision == b.precision;
+         a.dims == b.dims && a.precision == b.precision && a.workload == b.workload;
 }
 
 std::string config_label(const Config& c) {
   std::ostringstream os;
   os << variant_name(c.variant) << " " << c.dims << "D " << precision_name(c.precision)
      << " n=" << c.count << " t=" << c.threads;
+  if (!c.workload.empty()) os << " " << c.workload;
   return os.str();
 }
 
@@ -65,17 +66,21 @@ std::vector<Config> expand(const SweepSpec& s, std::uint32_t max_count) {
   if (max_count > 0) std::erase_if(counts, [&](std::uint32_t n) { return n > max_count; });
   std::vector<int> threads = unique_in_order(s.threads);
   std::sort(threads.begin(), threads.end());
+  std::vector<std::string> workloads = unique_in_order(s.workloads);
+  if (workloads.empty()) workloads.push_back("");
   std::vector<Config> out;
   for (int d : unique_in_order(s.dims)) {
     for (Precision p : unique_in_order(s.precisions)) {
       for (Variant v : unique_in_order(s.variants)) {
         for (std::uint32_t n : counts) {
-          if (v == Variant::naive) {
-            // Single-threaded by design; one point per count.
-            if (!threads.empty()) out.push_back({v, n, 1, d, p});
-            continue;
+          for (const std::string& w : workloads) {
+            if (v == Variant::naive) {
+              // Single-threaded by design; one point per count.
+              if (!threads.empty()) out.push_back({v, n, 1, d, p, w});
+              continue;
+            }
+            for (int t : threads) out.push_back({v, n, t, d, p, w});
           }
-          for (int t : threads) out.push_back({v, n, t, d, p});
         }
       }
     }
@@ -118,7 +123,10 @@ std::vector<int> thread_ladder(int cores) {
   return out;
 }
 
-std::vector<std::string> preset_names() { return {"quick", "demo", "full", "tiny"}; }
+std::vector<std::string> preset_names() {
+  return {"quick",          "demo",          "full",          "tiny",
+          "all-behaviours", "predators-10k", "obstacles-10k", "abm-profile"};
+}
 
 Preset preset(std::string_view name, int cores) {
   Preset p;
@@ -164,6 +172,29 @@ Preset preset(std::string_view name, int cores) {
     p.settings.max_steps_per_rep = 5;
     p.settings.budget_s = 5;
     p.settings.probe_s = 0.01;
+  } else if (name == "all-behaviours" || name == "predators-10k" || name == "obstacles-10k" ||
+             name == "abm-profile") {
+    // Issue 14's targets: each workload next to its reference, 1e4..1e6 boids, one thread;
+    // the table's `x ref` column is the ratio (docs/bench.md).
+    const bool abm = name == "abm-profile";
+    p.description = abm ? "the abm profile against the standard 2D step (same density, radius)"
+                        : "issue 14: " + std::string(name) + " against its reference step";
+    p.sweep = {{Variant::grid_simd},
+               {10000, 100000, 1000000},
+               {1},
+               {abm ? 2 : 3},
+               abm ? std::vector<Precision>{Precision::f32, Precision::f64}
+                   : std::vector<Precision>{Precision::f32}};
+    p.sweep.workloads =
+        name == "all-behaviours"  ? std::vector<std::string>{"plain", "all-behaviours"}
+        : name == "predators-10k" ? std::vector<std::string>{"predators-0", "predators"}
+        : name == "obstacles-10k" ? std::vector<std::string>{"obstacles-0", "obstacles"}
+                                  : std::vector<std::string>{"standard-2d", "abm"};
+    p.settings.warmup = 1;
+    p.settings.reps = 3;
+    p.settings.min_rep_ms = 1;
+    p.settings.max_steps_per_rep = 3;
+    p.settings.budget_s = 120;
   } else {
     std::string list;
     for (const auto& n : preset_names()) list += (list.empty() ? "" : ", ") + n;

@@ -3,11 +3,15 @@
 // KindParams, WorldBehaviour in ModelParams and BehaviourContext in StepContext.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
 
 #include "boids/world_def.hpp"
+
+#include "core/kind_grid.hpp"
+#include "core/obstacle_grid.hpp"
 
 namespace boids {
 
@@ -53,6 +57,7 @@ struct WorldBehaviour {
   Real formation_radius = 0, formation_settle = 1, formation_glide = 0, attack_speed = 0;
   std::vector<SphereP<Real>> spheres;
   std::vector<BoxP<Real>> boxes;
+  ObstacleGrid<Real> obstacle_grid;  // over spheres and boxes (core/obstacle_grid.hpp)
 };
 
 /// A predator or leader as seen by everybody in one step.
@@ -76,6 +81,9 @@ struct BehaviourContext {
   Real centre[kKindCount][3] = {};    // global centre of each kind (need_centre only)
   Real dest_dir[kKindCount][3] = {};  // unit direction from that centre to the goal
   std::vector<SpecialAgent<Real>> predators, leaders;  // sorted by id
+  // The predators (indices into `predators`) in cells at least the prey's radius wide, for
+  // the prey's flee/evade look-ups; built only when kind 0 flees or evades predators.
+  KindGrid<Real> predator_grid;
 };
 
 inline double deg_to_rad(double deg) { return deg * 3.14159265358979323846 / 180.0; }
@@ -166,6 +174,18 @@ WorldBehaviour<Real> world_behaviour(const WorldDef& d) {
     const BehaviourDef& b = d.kinds[k].behaviour;
     if (b.global_cohesion != 0 || b.destination_alignment != 0 || b.formation != 0)
       w.need_centre = true;
+  }
+  if (w.obstacles) {
+    // Everything an obstacle look-up needs (core/obstacle_grid.hpp): avoidance within 1.5
+    // avoid_distance of the point, inside tests within the skin, with room for rounding.
+    double avoid = 0;
+    for (int k = 0; k < kKindCount; ++k) {
+      const BehaviourDef& b = d.kinds[k].behaviour;
+      if (b.avoid != 0) avoid = std::max(avoid, b.avoid_distance);
+    }
+    const double eps = sizeof(Real) == 4 ? 1.2e-7 : 2.3e-16;
+    const double reach = 1.5 * avoid * 1.001 + 64.0 * eps * d.size + 1e-3;
+    w.obstacle_grid.build(d.dims, d.boundary == Boundary::wrap, d.size, reach, w.spheres, w.boxes);
   }
   return w;
 }

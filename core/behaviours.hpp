@@ -108,9 +108,26 @@ void prepare_behaviours(const ModelParams<Real>& m, const BoidStore<Real>& s,
     }
   }
 
-  // Each predator's view of the prey: O(n) per predator.
+  // The predators in cells for the prey's look-ups (flee/evade predators).
+  const BehaviourParams<Real>& b0 = m.kind[0].beh;
+  if (!b.predators.empty() && (b0.flee_predators != Real(0) || b0.evade_predators != Real(0))) {
+    const auto& pr = b.predators;
+    b.predator_grid.build(D, m.boundary == Boundary::wrap, double(m.size), double(m.kind[0].radius),
+                          pr.size(), [&](std::size_t k, int c) { return pr[k].p[c]; });
+  }
+
+  // Each predator's view of the prey: the prey near it from a cell grid of kind 0 (cells at
+  // least the predator's radius wide), visited in slot order as a scan over every slot would.
   const KindParams<Real>& pk = m.kind[1];
-  if (pk.beh.chase != Real(0)) {
+  if (pk.beh.chase != Real(0) && !b.predators.empty()) {
+    std::vector<std::uint32_t> prey_slot;
+    prey_slot.reserve(s.n);
+    for (std::size_t i = 0; i < s.n; ++i) {
+      if (s.kind[i] == 0) prey_slot.push_back(std::uint32_t(i));
+    }
+    KindGrid<Real> prey;
+    prey.build(D, m.boundary == Boundary::wrap, double(m.size), double(pk.radius), prey_slot.size(),
+               [&](std::size_t k, int c) { return s.p[c][prey_slot[k]]; });
     for (SpecialAgent<Real>& a : b.predators) {
       double sum[3] = {0, 0, 0};
       Real best2 = std::numeric_limits<Real>::infinity();
@@ -118,8 +135,8 @@ void prepare_behaviours(const ModelParams<Real>& m, const BoidStore<Real>& s,
       Real v_len = 0;
       for (int c = 0; c < D; ++c) v_len += a.v[c] * a.v[c];
       v_len = std::sqrt(v_len);
-      for (std::size_t i = 0; i < s.n; ++i) {
-        if (s.kind[i] != 0) continue;
+      prey.for_near(a.p, [&](std::uint32_t k) {
+        const std::size_t i = prey_slot[k];
         Real d[3] = {0, 0, 0}, q[3] = {0, 0, 0}, dist2 = 0;
         for (int c = 0; c < D; ++c) {
           q[c] = s.p[c][i];
@@ -129,7 +146,7 @@ void prepare_behaviours(const ModelParams<Real>& m, const BoidStore<Real>& s,
         }
         const bool seen = D == 2 ? beh::sees<Real, 2>(pk, d, dist2, a.v, v_len)
                                  : beh::sees<Real, 3>(pk, d, dist2, a.v, v_len);
-        if (!seen) continue;
+        if (!seen) return;
         ++a.prey;
         for (int c = 0; c < D; ++c) sum[c] += double(d[c]);
         if (dist2 < best2 || (dist2 == best2 && s.id[i] < best_id)) {
@@ -140,7 +157,7 @@ void prepare_behaviours(const ModelParams<Real>& m, const BoidStore<Real>& s,
             a.nearest_v[c] = s.v[c][i];
           }
         }
-      }
+      });
       if (a.prey > 0) {
         for (int c = 0; c < D; ++c) a.prey_offset[c] = Real(sum[c] / double(a.prey));
       }
@@ -362,11 +379,12 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
   if (kind == 0 && b.flee_predators != Real(0) && !bc.predators.empty()) {
     Real esc[3] = {0, 0, 0};
     bool seen = false;
-    for (const SpecialAgent<Real>& a : bc.predators) {
+    bc.predator_grid.for_near(p, [&](std::uint32_t k) {
+      const SpecialAgent<Real>& a = bc.predators[k];
       Real d[3] = {0, 0, 0};
       offset<Real, D>(m, p, a.p, d);
       const Real d2 = dot<Real, D>(d, d);
-      if (!(d2 > Real(0)) || !sees<Real, D>(kp, d, d2, v, v_len)) continue;
+      if (!(d2 > Real(0)) || !sees<Real, D>(kp, d, d2, v, v_len)) return;
       seen = true;
       const Real dist = std::sqrt(d2);
       Real away[3] = {0, 0, 0}, hp[3] = {a.v[0], a.v[1], D == 3 ? a.v[2] : Real(0)};
@@ -380,7 +398,7 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
       normalize<Real, D>(e);
       const Real urgency = Real(1) - dist / kp.radius;  // nearer predators count more
       for (int c = 0; c < D; ++c) esc[c] += urgency * e[c];
-    }
+    });
     for (int c = 0; c < D; ++c) term[c] = Real(0);
     if (seen) {
       const Real boost = b.flee_boost * ms;
@@ -398,7 +416,8 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
     const SpecialAgent<Real>* near = nullptr;
     Real near2 = std::numeric_limits<Real>::infinity();
     Real near_d[3] = {0, 0, 0};
-    for (const SpecialAgent<Real>& a : bc.predators) {
+    bc.predator_grid.for_near(p, [&](std::uint32_t k) {
+      const SpecialAgent<Real>& a = bc.predators[k];
       Real d[3] = {0, 0, 0};
       offset<Real, D>(m, p, a.p, d);
       const Real d2 = dot<Real, D>(d, d);
@@ -407,7 +426,7 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
         near = &a;
         for (int c = 0; c < D; ++c) near_d[c] = d[c];
       }
-    }
+    });
     if (near) {
       const Real t = std::sqrt(near2) / ms;
       Real away[3] = {0, 0, 0};
@@ -454,18 +473,22 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
         for (int c = 0; c < D; ++c) term[c] += b.avoid * ms * lat[c];
       }
     };
-    for (const SphereP<Real>& o : w.spheres) {
-      Real n[3] = {0, 0, 0}, pn[3] = {0, 0, 0};
-      const Real dist = sphere_distance<Real, D>(m, o, p, n);
-      const Real pdist = sphere_distance<Real, D>(m, o, probe, pn);
-      one(dist, n, pdist, pn);
-    }
-    for (const BoxP<Real>& o : w.boxes) {
-      Real n[3] = {0, 0, 0}, pn[3] = {0, 0, 0};
-      const Real dist = box_distance<Real, D>(m, o, p, n);
-      const Real pdist = box_distance<Real, D>(m, o, probe, pn);
-      one(dist, n, pdist, pn);
-    }
+    // The obstacles of p's grid cell: all within 1.5 avoid_distance of p, so every one that
+    // contributes (p within avoid_distance, the probe within half of it), in order.
+    w.obstacle_grid.visit(
+        p,
+        [&](std::uint32_t k) {
+          Real n[3] = {0, 0, 0}, pn[3] = {0, 0, 0};
+          const Real dist = sphere_distance<Real, D>(m, w.spheres[k], p, n);
+          const Real pdist = sphere_distance<Real, D>(m, w.spheres[k], probe, pn);
+          one(dist, n, pdist, pn);
+        },
+        [&](std::uint32_t k) {
+          Real n[3] = {0, 0, 0}, pn[3] = {0, 0, 0};
+          const Real dist = box_distance<Real, D>(m, w.boxes[k], p, n);
+          const Real pdist = box_distance<Real, D>(m, w.boxes[k], probe, pn);
+          one(dist, n, pdist, pn);
+        });
     add("avoid");
   }
   // Containment: steer back within containment_margin of a wall (not in wrapping worlds).

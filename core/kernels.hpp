@@ -210,6 +210,14 @@ inline bool simd_pair_rule(const KindParams<Real>& kp) {
   return standard;
 }
 
+/// Whether the row kernels (select_row_kernel) cover kind 0's pair rule: the standard one and
+/// the abm profile's linear separation (d * 1 instead of d / |d|^2, bit-identical to
+/// accumulate_pair per pair). Not yet the nearest-neighbour tracking of closest_separation.
+template <class Real>
+inline bool row_simd_pair_rule(const KindParams<Real>& kp) {
+  return !kp.track_nearest;
+}
+
 /// The fallback kernel for any pair rule: the model's own accumulate_pair per candidate, in
 /// run order, for one cell into out[0 .. cell size). Scalar, not dispatched.
 template <class Real, int D>

@@ -57,6 +57,7 @@ struct Kernel {
     const B rs2 = P::splat(g.kp.sep_radius2);
     const B zero = P::splat(Real(0));
     const B one = P::splat(Real(1));
+    const bool linear = g.kp.sep_linear;  // the abm profile: -d instead of -d / |d|^2
     for (std::uint32_t j = lo; j < hi; j += V) {
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC unroll 16
@@ -92,7 +93,7 @@ struct Kernel {
         // Rare (r_s is well inside r), but with 16 lanes a batch still holds a separation
         // pair often enough that the branch mispredicts: there, always do the masked update.
         if (W == 16 || P::any(ms)) {
-          const B inv = one / d2;
+          const B inv = linear ? one : one / d2;
           for (int c = 0; c < D; ++c) a.s[c][u] = P::sub_if(a.s[c][u], ms, d[c] * inv);
         }
       }

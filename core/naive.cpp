@@ -54,18 +54,41 @@ class NaiveEngine final : public EngineT<Real> {
     next_.dims = s.dims;
     next_.resize(s.n);
     const StepContext<Real> ctx = prepare_step(m, s, this->steps_, this->def_.seed);
-    for (std::size_t i = 0; i < s.n; ++i) {
+    // One boid's new state into next_ at slot i.
+    auto update = [&](std::size_t i) {
       if (m.list.active && s.kind[i] == 0) {
         // Topological neighbours and the couzin profile (core/neighbour_list.hpp).
         list_.clear();
         nlist::gather<Real, D>(m, s, i, 0, std::uint32_t(s.n), list_);
         nlist::finish_from_list<Real, D>(m, ctx, s, i, list_, next_, i);
-        continue;
+      } else {
+        finish_slot<Real, D>(m, ctx, s, i, sums_for<D>(i), next_, i);
       }
-      finish_slot<Real, D>(m, ctx, s, i, sums_for<D>(i), next_, i);
+    };
+    if (this->def_.update == UpdateOrder::sequential) {
+      // In place, one agent at a time in a random order (a Fisher-Yates shuffle drawn from
+      // (seed, step)): later agents see earlier agents' new state of the same step. The
+      // per-step context (centres, predators' view) stays that of the step's start.
+      order_.resize(s.n);
+      for (std::size_t i = 0; i < s.n; ++i) order_[i] = i;
+      for (std::size_t k = s.n; k > 1; --k) {
+        const std::uint64_t r = random_bits(this->def_.seed, this->steps_, kStreamUpdate, k);
+        std::swap(order_[k - 1], order_[std::size_t(r % k)]);
+      }
+      for (std::size_t i : order_) {
+        update(i);
+        for (int c = 0; c < D; ++c) {
+          this->s_.p[c][i] = next_.p[c][i];
+          this->s_.v[c][i] = next_.v[c][i];
+        }
+      }
+      return;
     }
+    for (std::size_t i = 0; i < s.n; ++i) update(i);
     this->s_.swap(next_);
   }
+
+  std::vector<std::size_t> order_;
 
   BoidStore<Real> next_;
   std::vector<nlist::Neighbour<Real>> list_;

@@ -17,23 +17,26 @@ namespace beh {
 // without obstacles); `n` receives that obstacle's outward normal.
 template <class Real, int D>
 inline Real deepest_inside(const ModelParams<Real>& m, const Real* p, Real* n) {
+  // Only the obstacles of p's grid cell (core/obstacle_grid.hpp): every obstacle within the
+  // grid's reach of p, so the result is exact whenever it is below that reach (all callers
+  // compare it with 0 or the skin).
   Real best = std::numeric_limits<Real>::infinity();
-  for (const SphereP<Real>& o : m.beh.spheres) {
-    Real nn[3] = {0, 0, 0};
-    const Real dist = sphere_distance<Real, D>(m, o, p, nn);
+  auto take = [&](Real dist, const Real* nn) {
     if (dist < best) {
       best = dist;
       for (int c = 0; c < 3; ++c) n[c] = nn[c];
     }
-  }
-  for (const BoxP<Real>& o : m.beh.boxes) {
-    Real nn[3] = {0, 0, 0};
-    const Real dist = box_distance<Real, D>(m, o, p, nn);
-    if (dist < best) {
-      best = dist;
-      for (int c = 0; c < 3; ++c) n[c] = nn[c];
-    }
-  }
+  };
+  m.beh.obstacle_grid.visit(
+      p,
+      [&](std::uint32_t k) {
+        Real nn[3] = {0, 0, 0};
+        take(sphere_distance<Real, D>(m, m.beh.spheres[k], p, nn), nn);
+      },
+      [&](std::uint32_t k) {
+        Real nn[3] = {0, 0, 0};
+        take(box_distance<Real, D>(m, m.beh.boxes[k], p, nn), nn);
+      });
   return best;
 }
 
@@ -152,18 +155,20 @@ inline void exits_from(const ModelParams<Real>& m, const Real* x, Real (*out)[3]
   auto extra_for = [&](Real dist) {
     return std::max(Real(1e-4), std::abs(dist) * Real(1e-5)) + Real(2) * skin;
   };
-  for (const SphereP<Real>& o : m.beh.spheres) {
+  auto sphere = [&](std::uint32_t k) {
+    const SphereP<Real>& o = m.beh.spheres[k];
     Real n[3];
     const Real dist = sphere_distance<Real, D>(m, o, x, n);
-    if (!(dist < skin) || count >= cap) continue;
+    if (!(dist < skin) || count >= cap) return;
     Real u[3] = {0, 0, 0};
     sphere_exit<Real, D>(m, o, x, extra_for(dist), out[count], u);
     ++count;
-  }
-  for (const BoxP<Real>& o : m.beh.boxes) {
+  };
+  auto box = [&](std::uint32_t bi) {
+    const BoxP<Real>& o = m.beh.boxes[bi];
     Real n[3];
     const Real dist = box_distance<Real, D>(m, o, x, n);
-    if (!(dist < skin)) continue;
+    if (!(dist < skin)) return;
     const Real extra = extra_for(dist);
     Real ctr[3], rel[3];
     for (int c = 0; c < D; ++c) ctr[c] = Real(0.5) * (o.lo[c] + o.hi[c]);
@@ -185,7 +190,9 @@ inline void exits_from(const ModelParams<Real>& m, const Real* x, Real (*out)[3]
       box_exit<Real, D>(m, o, x, extra, out[count], u);
       ++count;
     }
-  }
+  };
+  // The obstacles of x's grid cell: every one within the skin of x among them, in order.
+  m.beh.obstacle_grid.visit(x, sphere, box);
 }
 
 // Resolves the obstacles and the boundary together for a boid the vehicle moved from `p0` to

@@ -32,7 +32,8 @@ inline constexpr double random_unit(std::uint64_t seed, std::uint64_t id, std::u
 enum RngStream : std::uint64_t {
   kStreamInit = 1,
   kStreamWander = 2,
-  kStreamNoise = 3,  // rules.noise (core/profile_vicsek.hpp)
+  kStreamNoise = 3,   // rules.noise (core/profile_vicsek.hpp)
+  kStreamUpdate = 4,  // world.update = "sequential": the per-step order (core/naive.cpp)
 };
 
 }  // namespace boids

@@ -373,6 +373,9 @@ std::vector<Field> schema(WorldDef& d) {
                       {"abm", Profile::abm},
                       {"vicsek", Profile::vicsek},
                       {"couzin", Profile::couzin}}));
+  f.push_back(
+      choice("world.update", &d.update,
+             {{"synchronous", UpdateOrder::synchronous}, {"sequential", UpdateOrder::sequential}}));
   f.push_back(integer("boids.count", &d.count, 0, std::numeric_limits<std::int32_t>::max()));
   f.push_back(seed_field("boids.seed", &d.seed));
   f.push_back(

@@ -5,7 +5,8 @@
 //   for each x-row of cells      row kernel sums for the row's boids (core/kernels.hpp), then
 //     (parallel):                the finish (FinishRow in SIMD batches when no behaviour is
 //                                active, else finish_boid per boid), into s_ at the same slot
-//   kinds 1/2 (parallel):        brute force over their own kind with accumulate_pair
+//   kinds 1/2 (parallel):        their own kind through a KindGrid (core/kind_grid.hpp) of
+//                                slots [boid_end, n), accumulate_pair in slot order
 //
 // s_ thus always holds the state in the cell order of the grid built at the start of the last
 // step; slot_of_rank() derives the id rank -> slot map for EngineT's id-order views on demand.
@@ -19,6 +20,7 @@
 
 #include "core/cluster_kernels.hpp"
 #include "core/kernels.hpp"
+#include "core/kind_grid.hpp"
 #include "parallel/cell_list.hpp"
 #include "parallel/cluster_grid.hpp"
 #include "parallel/list_step.hpp"
@@ -85,8 +87,10 @@ class GridEngine final : public EngineT<Real> {
 
   std::string kernel_name() const override {
     if (m_.list.active) return "list";  // parallel/list_step.hpp
-    if (!simd_pair_rule(m_.kind[0])) return "generic";
-    return cluster_path() ? std::string("cluster-") + isa_name(isa_) : isa_name(isa_);
+    if (cluster_path()) return std::string("cluster-") + isa_name(isa_);
+    if (!row_simd_pair_rule(m_.kind[0]) || (cluster_ && !simd_pair_rule(m_.kind[0])))
+      return "generic";
+    return isa_name(isa_);
   }
 
   std::size_t bytes_per_boid() const override {
@@ -260,7 +264,9 @@ class GridEngine final : public EngineT<Real> {
 
   RowKernel<Real> pick_kernel() const {
     const KindParams<Real>& kp = m_.kind[0];
-    if (!simd_pair_rule(kp)) {
+    // The cluster engine runs its own kernels for the standard rule and the generic one for
+    // the rest; the row engine its SIMD row kernels wherever they cover the rule.
+    if (!row_simd_pair_rule(kp) || (cluster_ && !simd_pair_rule(kp))) {
       return m_.dims == 2 ? &generic_row_sums<Real, 2> : &generic_row_sums<Real, 3>;
     }
     if (cluster_)
@@ -269,10 +275,11 @@ class GridEngine final : public EngineT<Real> {
   }
 
   // Sums of the kind 1/2 agent in slot i of `in` over its own kind, slots [first, n): the
-  // naive stepper's loop, in id order.
+  // naive stepper's loop, in id order. With `grid` (over slots [first, n), cells at least
+  // both kinds' radius wide) only the slots near i, in the same order: the same bits.
   template <int D>
-  FlockSums<Real> special_sums(const BoidStore<Real>& in, std::uint32_t first,
-                               std::uint32_t i) const {
+  FlockSums<Real> special_sums(const BoidStore<Real>& in, std::uint32_t first, std::uint32_t i,
+                               const KindGrid<Real>* grid = nullptr) const {
     const KindParams<Real>& kp = m_.kind[in.kind[i]];
     Real vi[3] = {0, 0, 0}, vj[3] = {0, 0, 0}, d[3] = {0, 0, 0};
     Real vi2 = 0;
@@ -282,14 +289,21 @@ class GridEngine final : public EngineT<Real> {
     }
     const Real vi_len = std::sqrt(vi2);
     FlockSums<Real> s;
-    for (std::uint32_t j = first; j < in.n; ++j) {
-      if (j == i || in.kind[j] != in.kind[i]) continue;
+    auto pair = [&](std::uint32_t j) {
+      if (j == i || in.kind[j] != in.kind[i]) return;
       for (int c = 0; c < D; ++c) {
         d[c] = in.p[c][j] - in.p[c][i];
         if (m_.boundary == Boundary::wrap) d[c] = min_image(d[c], m_.size, m_.inv_size);
         vj[c] = in.v[c][j];
       }
       accumulate_pair<Real, D>(kp, d, vi, vi_len, vj, s);
+    };
+    if (grid) {
+      Real pi[3] = {0, 0, 0};
+      for (int c = 0; c < D; ++c) pi[c] = in.p[c][i];
+      grid->for_near(pi, [&](std::uint32_t k) { pair(first + k); });
+    } else {
+      for (std::uint32_t j = first; j < in.n; ++j) pair(j);
     }
     return s;
   }
@@ -346,10 +360,15 @@ class GridEngine final : public EngineT<Real> {
   template <int D>
   void finish_specials(const StepContext<Real>& ctx) {
     const std::uint32_t first = cells_.boid_end();
-    ex_->parallel_for(s_.n - first, 1, [&](std::size_t b, std::size_t e) {
+    const std::size_t n = s_.n;
+    if (first == n) return;
+    const double reach = std::max(double(m_.kind[1].radius), double(m_.kind[2].radius));
+    special_grid_.build(D, m_.boundary == Boundary::wrap, double(m_.size), reach, n - first,
+                        [&](std::size_t k, int c) { return in_.p[c][first + k]; });
+    ex_->parallel_for(n - first, 16, [&](std::size_t b, std::size_t e) {
       for (std::size_t k = b; k < e; ++k) {
         const std::uint32_t j = first + std::uint32_t(k);
-        finish<D>(ctx, j, special_sums<D>(in_, first, j));
+        finish<D>(ctx, j, special_sums<D>(in_, first, j, &special_grid_));
       }
     });
   }
@@ -361,6 +380,7 @@ class GridEngine final : public EngineT<Real> {
   // The step's input, in cell order; between steps in_.id holds the rank -> slot map
   // (slot_of_rank()).
   mutable BoidStore<Real> in_;
+  KindGrid<Real> special_grid_;  // kinds 1/2, slots [boid_end, n) of in_
   bool id_order_ = true;
   mutable bool ranks_valid_ = false;
 };

@@ -144,13 +144,14 @@ class MaxIsaScope {
   bool had_ = false;
 };
 
-/// Whether kind 0's pair rule of this world runs the SIMD kernels (else the grid engine runs
-/// its scalar "generic" kernel: linear separation, nearest-neighbour tracking).
+/// Whether kind 0's pair rule of this world runs the grid engine's SIMD row kernels (else it
+/// runs its scalar "generic" kernel: today only the nearest-neighbour tracking of
+/// closest_separation).
 inline bool standard_pair_rule(const World& w) {
   if (const auto* f = dynamic_cast<const EngineT<float>*>(&engine_of(w)))
-    return simd_pair_rule(f->params().kind[0]);
+    return row_simd_pair_rule(f->params().kind[0]);
   if (const auto* d = dynamic_cast<const EngineT<double>*>(&engine_of(w)))
-    return simd_pair_rule(d->params().kind[0]);
+    return row_simd_pair_rule(d->params().kind[0]);
   FAIL("the world's engine is neither EngineT<float> nor EngineT<double>");
   return false;
 }

@@ -178,6 +178,11 @@ inline KindDef leader_kind_def() {
 /// (2002) (docs/profiles.md).
 enum class Profile : std::uint8_t { standard, abm, vicsek, couzin };
 
+/// How a step updates the agents. `synchronous` (the default): every agent reads the state at
+/// the start of the step. `sequential`: in place, one agent at a time in a random order drawn
+/// per step from the world seed (the ABM frameworks' random scheduler; naive engine only).
+enum class UpdateOrder : std::uint8_t { synchronous, sequential };
+
 /// A static sphere (circle in 2D) obstacle; `center` has world.dims numbers.
 struct SphereObstacle {
   std::vector<double> center;
@@ -221,7 +226,8 @@ struct WorldDef {
   /// Per-kind rules, motion, vehicle and behaviours; [0] = boids (flee_predators = 1),
   /// [1] = predators (3x the boids' radius, faster, chase = 1), [2] = leaders (arrive = 1).
   KindDef kinds[kKindCount] = {boid_kind_def(), predator_kind_def(), leader_kind_def()};
-  Profile profile = Profile::standard;   ///< rule profile of kind 0 (see Profile)
+  Profile profile = Profile::standard;            ///< rule profile of kind 0 (see Profile)
+  UpdateOrder update = UpdateOrder::synchronous;  ///< world.update (see UpdateOrder)
   std::vector<double> goal;              ///< goal/destination (world.dims numbers); empty = centre
   TargetDef target;                      ///< scripted moving target
   FormationDef formation;                ///< sphere formation parameters

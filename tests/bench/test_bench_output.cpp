@@ -100,7 +100,10 @@ TEST_CASE("CSV: a header and one row per result, every row the header's width", 
   CHECK(col("useful_per_s_per_core") == 39);
   CHECK(col("useful_fraction") == 40);
   CHECK(col("peak_rss_bytes_per_boid") == 41);
-  CHECK(head.size() == 42);
+  // Issue 14's workload and its ratio to the sweep's first workload, appended after those.
+  CHECK(col("workload") == 42);
+  CHECK(col("ratio_vs_reference") == 43);
+  CHECK(head.size() == 44);
   // Row 3: grid, 1000 boids, 2 threads, 0.6 ms/step, 30 neighbours per boid of 1000 candidates.
   CHECK(std::stod(rows[3][col("useful_per_s_per_core")]) == Approx(30e3 / 0.6e-3 / 2));
   CHECK(std::stod(rows[3][col("useful_fraction")]) == Approx(0.03));

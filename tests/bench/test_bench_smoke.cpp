@@ -104,8 +104,9 @@ TEST_CASE("boids-bench --preset quick --tiny runs end to end", "[bench][smoke]")
   };
   const std::size_t kms = col("kernel_ms_per_pass"), kcs = col("kernel_candidates_per_s"),
                     kpf = col("kernel_probe_fraction");
-  CHECK(kpf == head.size() - 4);  // appended after every older column
-  CHECK(col("peak_rss_bytes_per_boid") == head.size() - 1);
+  CHECK(kpf == head.size() - 6);  // appended after every older column
+  CHECK(col("peak_rss_bytes_per_boid") == head.size() - 3);
+  CHECK(col("ratio_vs_reference") == head.size() - 1);  // issue 14's, appended last
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const auto& row = rows[i];
     REQUIRE(row.size() == head.size());
