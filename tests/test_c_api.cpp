@@ -458,7 +458,7 @@ TEST_CASE("C: the def and the scenario change between steps", "[c_api]") {
   }
 }
 
-TEST_CASE("C: save and load continue bit-identically; bad files are I/O errors", "[c_api]") {
+TEST_CASE("C: save and load continue bit-identically, and bad files are I/O errors", "[c_api]") {
   for (int32_t engine : kEngines) {
     INFO("engine " << engine);
     const std::string path = tmp("w.snap");

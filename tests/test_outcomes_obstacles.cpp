@@ -135,7 +135,7 @@ TEST_CASE("overlapping obstacles in a corner of a reflecting world are never ent
   }
 }
 
-TEST_CASE("the reflecting wall maps a boid landing on x = L strictly inside [0, L)",
+TEST_CASE("the reflecting wall maps a boid landing on x = L strictly inside 0 <= x < L",
           "[outcome][boundary]") {
   for (int dims : {2, 3}) {
     for (const Flavour& fl : both_engines()) {
