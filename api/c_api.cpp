@@ -46,8 +46,9 @@ void require(bool ok, const char* what) {
 
 boids::WorldDef to_cpp(const boids_world_def& c) {
   boids::WorldDef d = boids::default_world_def();
-  require(c.engine == BOIDS_ENGINE_NAIVE || c.engine == BOIDS_ENGINE_GRID,
-          "engine.kind: must be BOIDS_ENGINE_NAIVE or BOIDS_ENGINE_GRID");
+  require(c.engine == BOIDS_ENGINE_NAIVE || c.engine == BOIDS_ENGINE_GRID ||
+              c.engine == BOIDS_ENGINE_CLUSTER,
+          "engine.kind: must be BOIDS_ENGINE_NAIVE, BOIDS_ENGINE_GRID or BOIDS_ENGINE_CLUSTER");
   require(c.precision == BOIDS_F32 || c.precision == BOIDS_F64,
           "engine.precision: must be BOIDS_F32 or BOIDS_F64");
   require(c.boundary >= 0 && c.boundary <= 2, "world.boundary: must be a boids_boundary value");

@@ -281,7 +281,10 @@ Writer::Writer(const std::string& path, const World& w, const WriterOptions& opt
     m.attr_num(p.get(), "leaders", H5T_NATIVE_INT64, &leaders);
     m.attr_num(p.get(), "seed", H5T_NATIVE_UINT64, &seed);
     m.attr_num(p.get(), "dt", H5T_NATIVE_DOUBLE, &def.dt);
-    m.attr_string(p.get(), "engine", def.engine == EngineKind::naive ? "naive" : "grid");
+    m.attr_string(p.get(), "engine",
+                  def.engine == EngineKind::naive  ? "naive"
+                  : def.engine == EngineKind::grid ? "grid"
+                                                   : "cluster");
     m.attr_string(p.get(), "precision", def.precision == Precision::f64 ? "double" : "float");
     m.attr_num(p.get(), "every", H5T_NATIVE_UINT64, &every);
     Hid clock = m.make_group(p.get(), "next_id");

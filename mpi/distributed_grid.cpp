@@ -172,7 +172,7 @@ class DistributedGrid final : public Stepper {
       }
       st.kind[r] = i < n0 ? 0 : spec_.kind[i - n0];
     }
-    world.engine().restore(st, steps_, world.next_id());
+    engine_of(world).restore(st, steps_, world.next_id());
   }
 
   std::string summary() override {
@@ -380,8 +380,7 @@ class DistributedGrid final : public Stepper {
     exchange<D>();
 
     gs.plan = &plan;
-    rank_slot_.resize(loc_.n);
-    cells_.build(gs, loc_, nullptr, in_, rank_slot_.data(), *ex_);
+    cells_.build(gs, loc_, in_, *ex_);
     const GridView<Real> g = cells_.view(in_, m_);
     const std::size_t per_plane = D == 3 ? std::size_t(plan.n[1]) : 1;
     const std::size_t row0 = std::size_t(cuts_[std::size_t(rank_)]) * per_plane;
@@ -469,7 +468,7 @@ class DistributedGrid final : public Stepper {
   std::vector<int> cuts_, owner_;
   std::vector<std::vector<int>> dest_;
   int cut_planes_ = -1;
-  std::vector<std::uint32_t> order_, tmp_, rank_slot_;
+  std::vector<std::uint32_t> order_, tmp_;
   std::uint64_t ghost_bytes_ = 0, migrant_bytes_ = 0;  // sent by this rank in the last step
   std::uint64_t ghost_total_ = 0, migrant_total_ = 0, steps_run_ = 0;
   double step_cpu_ = 0, mpi_cpu_ = 0, mpi_wall_ = 0;  // seconds over the steps counted

@@ -41,15 +41,15 @@ struct Handle {
   ~Handle() { boids_world_destroy(w); }
 };
 
-// Both engines, by their C values: every test below that runs one runs it on each.
-const int32_t kEngines[] = {BOIDS_ENGINE_NAIVE, BOIDS_ENGINE_GRID};
+// Every engine, by its C value: every test below that runs one runs it on each.
+const int32_t kEngines[] = {BOIDS_ENGINE_NAIVE, BOIDS_ENGINE_GRID, BOIDS_ENGINE_CLUSTER};
 
 // Requires that the C world `w` really runs `engine` with the kernel it should. The C API has
 // no kernel accessor, so: its snapshot (which holds the whole def) must load in C++ as a world
 // of that engine with the expected kernel (test::require_engine), and a C world loaded from it
-// must step bit for bit like that C++ world. For the grid, the naive engine from the same state
-// must differ (it sums in another order), so a grid that silently stepped naively would fail.
-// Call it on a freshly created world (ids 0..count-1).
+// must step bit for bit like that C++ world. For the grid and cluster engines, the naive engine
+// from the same state must differ (it sums in another order), so a grid that silently stepped
+// naively would fail. Call it on a freshly created world (ids 0..count-1).
 void require_engine_c(boids_world* w, int32_t engine) {
   const std::string path = tmp("engine_check.snap");
   REQUIRE(boids_world_save(w, path.c_str()) == BOIDS_OK);
@@ -66,7 +66,7 @@ void require_engine_c(boids_world* w, int32_t engine) {
   boids_world_destroy(twin);
   CHECK(h == cpp.state_hash());
   // (With a few dozen boids the sums have enough terms for the orders to round differently.)
-  if (engine == BOIDS_ENGINE_GRID && start.id.size() >= 32) {
+  if (engine != BOIDS_ENGINE_NAIVE && start.id.size() >= 32) {
     boids::WorldDef nd = cpp.def();
     nd.engine = boids::EngineKind::naive;
     boids::World naive = boids::test::create_checked(nd);

@@ -58,6 +58,10 @@ struct Options {
   bool no_persistent = false;
 };
 
+const char* engine_label(EngineKind e) {
+  return e == EngineKind::naive ? "naive" : e == EngineKind::grid ? "grid" : "cluster";
+}
+
 std::string shortest(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
@@ -353,7 +357,7 @@ int run(const Options& o) {
         "boids-view: %zu boids, %dD, engine %s (%s), GL %s, %s glyphs: %d frames in %.2f s = "
         "%.2f fps (%.1f ms/frame), %llu state uploads (%.2f ms each); simulation %.2f ms/step, "
         "%.2f steps/s, %.3g boid-steps/s, %llu steps; load average %.2f\n",
-        st.count, def.dims, def.engine == EngineKind::naive ? "naive" : "grid", st.kernel.c_str(),
+        st.count, def.dims, engine_label(def.engine), st.kernel.c_str(),
         app.renderer.renderer_name().c_str(),
         (def.dims == 2 && app.glyph(st.count, win_h) != Glyph::point)
             ? "triangle"
@@ -385,8 +389,8 @@ int main(int argc, char** argv) {
   Options o;
   cli.add_option("--scenario", o.scenario, "Scenario TOML file (default: the built-in scenario)");
   cli.add_option("--set", o.sets, "Override a scenario key: section.key=value (repeatable)");
-  cli.add_option("--engine", o.engine, "Stepper: naive or grid")
-      ->check(CLI::IsMember({"naive", "grid"}));
+  cli.add_option("--engine", o.engine, "Stepper: naive, grid or cluster")
+      ->check(CLI::IsMember({"naive", "grid", "cluster"}));
   cli.add_option("--threads", o.threads, "Worker threads; 0 = all cores")
       ->check(CLI::Range(0, 1024));
   cli.add_option("--seed", o.seed, "Seed of the initial state")->check(CLI::NonNegativeNumber);

@@ -204,9 +204,14 @@ void draw_panel(App& app) {
       d.leaders = std::uint32_t(std::min<long long>(leaders, d.count - d.predators));
       changed = true;
     }
-    int engine = d.engine == EngineKind::grid ? 0 : 1;
-    if (ImGui::Combo("engine", &engine, "grid (cell list, SIMD, threads)\0naive (O(n^2))\0")) {
-      d.engine = engine == 0 ? EngineKind::grid : EngineKind::naive;
+    // Combo order: grid, naive, cluster.
+    int engine = d.engine == EngineKind::grid ? 0 : d.engine == EngineKind::naive ? 1 : 2;
+    if (ImGui::Combo(
+            "engine", &engine,
+            "grid (cell list, SIMD, threads)\0naive (O(n^2))\0cluster (cluster pairs)\0")) {
+      d.engine = engine == 0   ? EngineKind::grid
+                 : engine == 1 ? EngineKind::naive
+                               : EngineKind::cluster;
       changed = true;
     }
     const int hw = int(std::max(1u, std::thread::hardware_concurrency()));

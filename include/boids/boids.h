@@ -49,8 +49,9 @@ typedef enum boids_boundary {
 } boids_boundary;
 
 typedef enum boids_engine {
-  BOIDS_ENGINE_NAIVE = 0, /* O(n^2) scalar reference stepper */
-  BOIDS_ENGINE_GRID = 1   /* cell lists, SIMD kernels, threads */
+  BOIDS_ENGINE_NAIVE = 0,  /* O(n^2) scalar reference stepper */
+  BOIDS_ENGINE_GRID = 1,   /* cell lists, SIMD kernels, threads */
+  BOIDS_ENGINE_CLUSTER = 2 /* the grid engine with cluster-pair kernels (docs/engine.md) */
 } boids_engine;
 
 typedef enum boids_precision { BOIDS_F32 = 0, BOIDS_F64 = 1 } boids_precision;
