@@ -352,7 +352,8 @@ class DistributedGrid final : public Stepper {
 
   RowKernel<Real> pick_kernel(const GridPlan& plan) const {
     const KindParams<Real>& kp = m_.kind[0];
-    if (!simd_pair_rule(kp))
+    // As the grid engine's pick_kernel(): the row kernels wherever they cover the rule.
+    if (!row_simd_pair_rule(kp))
       return m_.dims == 2 ? &generic_row_sums<Real, 2> : &generic_row_sums<Real, 3>;
     return select_row_kernel<Real>(isa_, m_.dims, plan.wrap, kp.full_view);
   }
@@ -483,6 +484,15 @@ std::unique_ptr<Stepper> make_stepper(const World& world) {
   if (def.engine != EngineKind::grid)
     throw Error(
         "engine.kind: a distributed run (mpirun) steps with the grid engine; use --engine grid");
+  // The neighbour-list rules (parallel/list_step.cpp) are not distributed yet.
+  if (def.kinds[0].rules.neighbours == NeighbourRule::topological)
+    throw Error(
+        "rules.neighbours: \"topological\" is not supported by a distributed run "
+        "(mpirun) yet; run it in one process");
+  if (def.profile == Profile::couzin)
+    throw Error(
+        "world.profile: \"couzin\" is not supported by a distributed run (mpirun) yet; "
+        "run it in one process");
   if (world.precision() == Precision::f64) return std::make_unique<DistributedGrid<double>>(world);
   return std::make_unique<DistributedGrid<float>>(world);
 }

@@ -144,6 +144,17 @@ class MaxIsaScope {
   bool had_ = false;
 };
 
+/// Whether kind 0's pair rule of this world runs the cluster-pair SIMD kernels (the standard
+/// rules; the abm profile's linear separation runs only on the row kernels).
+inline bool cluster_pair_rule(const World& w) {
+  if (const auto* f = dynamic_cast<const EngineT<float>*>(&engine_of(w)))
+    return simd_pair_rule(f->params().kind[0]);
+  if (const auto* d = dynamic_cast<const EngineT<double>*>(&engine_of(w)))
+    return simd_pair_rule(d->params().kind[0]);
+  FAIL("the world's engine is neither EngineT<float> nor EngineT<double>");
+  return false;
+}
+
 /// Whether kind 0's pair rule of this world runs the grid engine's SIMD row kernels (else it
 /// runs its scalar "generic" kernel: today only the nearest-neighbour tracking of
 /// closest_separation).
@@ -174,8 +185,9 @@ inline std::string expected_kernel(const World& w, EngineKind e) {
       if (list_rule(w)) return "list";
       return standard_pair_rule(w) ? isa_name(expected_isa(w.def().simd)) : "generic";
     case EngineKind::cluster:
-      return standard_pair_rule(w) ? std::string("cluster-") + isa_name(expected_isa(w.def().simd))
-                                   : "generic";
+      if (list_rule(w)) return "list";
+      return cluster_pair_rule(w) ? std::string("cluster-") + isa_name(expected_isa(w.def().simd))
+                                  : "generic";
     default:
       return "unknown engine";
   }
