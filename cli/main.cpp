@@ -15,7 +15,7 @@
 #include "boids/world.hpp"
 #include "cli/metrics_output.hpp"
 #include "cli/sweep.hpp"
-#include "io/h5md.hpp"  // H5MD recordings: to move onto a public header (issue 20)
+#include "boids/h5md.hpp"
 #include "mpi/distributed.hpp"
 
 namespace {

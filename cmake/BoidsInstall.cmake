@@ -46,9 +46,11 @@ install(TARGETS boids EXPORT boidsTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# boids/recording.hpp is implemented in boids_io (HDF5), which is not installed: not its header.
+# boids/recording.hpp and boids/h5md.hpp are implemented in boids_io (HDF5), which is not
+# installed: not their headers.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/boids DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-        FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp" PATTERN "recording.hpp" EXCLUDE)
+        FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp" PATTERN "recording.hpp" EXCLUDE
+        PATTERN "h5md.hpp" EXCLUDE)
 install(FILES ${PROJECT_BINARY_DIR}/include/boids/version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/boids)
 

@@ -1,7 +1,7 @@
-// The part of io/h5md.hpp that needs no HDF5.
+// The part of boids/h5md.hpp that needs no HDF5.
 #include <string>
 
-#include "io/h5md.hpp"
+#include "boids/h5md.hpp"
 
 namespace boids::h5md {
 

@@ -1,5 +1,5 @@
-// io/h5md.hpp in a build without HDF5 (BOIDS_HDF5=OFF): every entry point says so.
-#include "io/h5md.hpp"
+// boids/h5md.hpp in a build without HDF5 (BOIDS_HDF5=OFF): every entry point says so.
+#include "boids/h5md.hpp"
 #include "io/recording_impl.hpp"
 
 namespace boids::h5md {

@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "core/engine.hpp"
-#include "io/h5md.hpp"
+#include "boids/h5md.hpp"
 #include "io/h5md_hdf5.hpp"
 #include "io/h5md_read.hpp"
 

@@ -19,7 +19,7 @@
 #include <map>
 
 #include "core/scenario.hpp"
-#include "io/h5md.hpp"
+#include "boids/h5md.hpp"
 #include "io/h5md_hdf5.hpp"
 #include "io/h5md_xdmf.hpp"
 

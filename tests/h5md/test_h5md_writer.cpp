@@ -11,7 +11,7 @@
 
 #include "boids/world.hpp"
 #include "core/scenario.hpp"
-#include "io/h5md.hpp"
+#include "boids/h5md.hpp"
 
 using namespace boids;
 

@@ -13,7 +13,7 @@
 #include "boids/recording.hpp"
 #include "boids/world.hpp"
 #include "core/record.hpp"
-#include "io/h5md.hpp"
+#include "boids/h5md.hpp"
 
 using namespace boids;
 

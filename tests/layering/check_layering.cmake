@@ -25,8 +25,6 @@ set(exceptions
   "bench/microbench.cpp|core/|internal kernel benchmark (boids-microbench)"
   "bench/microbench_grid.cpp|core/|internal kernel benchmark (boids-microbench)"
   "bench/microbench_grid.cpp|parallel/|internal kernel benchmark (boids-microbench)"
-  # H5MD recording and --init from .h5 move onto a public header with issue 20.
-  "cli/main.cpp|io/|H5MD recordings are not public yet (issue 20)"
   # The program's MPI hook (a Session, rank(), a Stepper over a public World): it lives with
   # the optional distributed engine, is an inline no-op without BOIDS_MPI, and includes only
   # boids/world.hpp (checked below), so it is not installed as public API.
