@@ -10,12 +10,12 @@
 #include <limits>
 #include <optional>
 
+#include "boids/h5md.hpp"
 #include "boids/io.hpp"
 #include "boids/scenario.hpp"
 #include "boids/world.hpp"
 #include "cli/metrics_output.hpp"
 #include "cli/sweep.hpp"
-#include "boids/h5md.hpp"
 #include "mpi/distributed.hpp"
 
 namespace {

@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <limits>
 
-#include "core/engine.hpp"
 #include "boids/h5md.hpp"
+#include "core/engine.hpp"
 #include "io/h5md_hdf5.hpp"
 #include "io/h5md_read.hpp"
 

@@ -18,8 +18,8 @@
 #include <limits>
 #include <map>
 
-#include "core/scenario.hpp"
 #include "boids/h5md.hpp"
+#include "core/scenario.hpp"
 #include "io/h5md_hdf5.hpp"
 #include "io/h5md_xdmf.hpp"
 

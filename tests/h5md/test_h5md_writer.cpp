@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "boids/h5md.hpp"
 #include "boids/world.hpp"
 #include "core/scenario.hpp"
-#include "boids/h5md.hpp"
 
 using namespace boids;
 

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "boids/h5md.hpp"
 #include "boids/recording.hpp"
 #include "boids/world.hpp"
 #include "core/record.hpp"
-#include "boids/h5md.hpp"
 
 using namespace boids;
 
