@@ -1,6 +1,6 @@
 // The C API (include/boids/boids.h): a thin layer over boids::World. Every entry point runs
-// its body inside guard(), which turns every exception into a status code and a thread-local
-// message, so nothing is ever thrown across the C boundary.
+// its body inside guard() (api/c_api_internal.hpp), which turns every exception into a status
+// code and a thread-local message, so nothing is ever thrown across the C boundary.
 #include "boids/boids.h"
 
 #include <cmath>
@@ -17,28 +17,8 @@ namespace {
 
 thread_local std::string g_last_error;
 
-boids_status fail(boids_status s, const std::string& message) {
-  g_last_error = boids::escape_control(message);  // one line, whatever the input held
-  return s;
-}
-
-// Runs f(); maps boids::Error to `error_status`, bad_alloc to out-of-memory, anything else to
-// an internal error. `where` names the C function in messages.
-template <class F>
-boids_status guard(const char* where, boids_status error_status, F&& f) noexcept {
-  try {
-    f();
-    return BOIDS_OK;
-  } catch (const boids::Error& e) {
-    return fail(error_status, std::string(where) + ": " + e.what());
-  } catch (const std::bad_alloc&) {
-    return fail(BOIDS_ERROR_OUT_OF_MEMORY, std::string(where) + ": out of memory");
-  } catch (const std::exception& e) {
-    return fail(BOIDS_ERROR_INTERNAL, std::string(where) + ": internal error: " + e.what());
-  } catch (...) {
-    return fail(BOIDS_ERROR_INTERNAL, std::string(where) + ": internal error");
-  }
-}
+using boids::capi::fail;
+using boids::capi::guard;
 
 void require(bool ok, const char* what) {
   if (!ok) throw boids::Error(what);
@@ -212,6 +192,11 @@ boids_status view_vectors(const char* where, const boids_world* world, boids_vie
 }  // namespace
 
 void boids::capi::set_last_error(std::string message) { g_last_error = std::move(message); }
+
+boids_status boids::capi::fail(boids_status s, const std::string& message) {
+  g_last_error = boids::escape_control(message);  // one line, whatever the input held
+  return s;
+}
 
 extern "C" {
 

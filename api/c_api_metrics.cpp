@@ -1,15 +1,11 @@
 // The C API of the flock metrics (boids_world_compute_metrics in include/boids/boids.h).
-#include <new>
-#include <string>
-
 #include "api/c_api_internal.hpp"
 #include "boids/boids.h"
 #include "boids/metrics.hpp"
 
 extern "C" boids_status boids_world_compute_metrics(const boids_world* world, int32_t kind,
                                                     boids_flock_metrics* out_metrics) {
-  const char* where = "boids_world_compute_metrics";
-  try {
+  return boids::capi::guard("boids_world_compute_metrics", BOIDS_ERROR_INVALID_ARGUMENT, [&] {
     if (world == nullptr) throw boids::Error("world is NULL");
     if (out_metrics == nullptr) throw boids::Error("out_metrics is NULL");
     const boids::FlockMetrics m = boids::compute_metrics(world->world, kind);
@@ -24,15 +20,5 @@ extern "C" boids_status boids_world_compute_metrics(const boids_world* world, in
     c.clusters = m.clusters;
     c.largest_cluster = m.largest_cluster;
     *out_metrics = c;
-    return BOIDS_OK;
-  } catch (const boids::Error& e) {
-    boids::capi::set_last_error(std::string(where) + ": " + e.what());
-    return BOIDS_ERROR_INVALID_ARGUMENT;
-  } catch (const std::bad_alloc&) {
-    boids::capi::set_last_error(std::string(where) + ": out of memory");
-    return BOIDS_ERROR_OUT_OF_MEMORY;
-  } catch (...) {
-    boids::capi::set_last_error(std::string(where) + ": internal error");
-    return BOIDS_ERROR_INTERNAL;
-  }
+  });
 }

@@ -223,6 +223,35 @@ BOIDS_API boids_status boids_world_load(const char* path,
                                         boids_host_parallel_for_fn host_parallel_for,
                                         void* host_context, boids_world** out_world);
 
+/* ---- state files and recordings (docs/formats.md; as boids/io.hpp) ---- */
+
+/* Writes the state as CSV "id,x,y[,z],vx,vy[,vz],kind", rows in id order, numbers that read
+ * back to the same values; streamed from the store and written atomically (an existing file is
+ * replaced only when the new one is complete). What `boids run --out` writes. */
+BOIDS_API boids_status boids_world_write_state_csv(const boids_world* world, const char* path);
+/* Reads such a file (it must hold exactly the world's count of boids, the world's dims) and
+ * sets the world's state from it, as boids_world_set_state. BOIDS_ERROR_IO names the file,
+ * line and column of the first problem; the world is unchanged then. */
+BOIDS_API boids_status boids_world_read_state_csv(boids_world* world, const char* path);
+
+typedef struct boids_recorder boids_recorder; /* opaque */
+
+/* Opens a trajectory recording of worlds shaped like `world` (dims, precision): the binary
+ * BOIDSREC format, or CSV "step,id,x,y[,z],vx,vy[,vz],kind" when `path` ends in ".csv" (the
+ * files of `boids run --record PATH --every K`). `every` (>= 1) is stored in the header; the
+ * caller decides when to write a frame. Nothing appears at `path` before
+ * boids_recorder_finish(). One recorder must not be used from two threads at once. */
+BOIDS_API boids_status boids_recorder_open(const boids_world* world, const char* path,
+                                           uint64_t every, boids_recorder** out_recorder);
+/* Appends the world's current state (step count, ids, kinds, positions, velocities). */
+BOIDS_API boids_status boids_recorder_frame(boids_recorder* recorder, const boids_world* world);
+/* Flushes, closes and renames the file into place; *out_frames (may be NULL) receives the
+ * frames written. A second call does nothing. */
+BOIDS_API boids_status boids_recorder_finish(boids_recorder* recorder, uint64_t* out_frames);
+/* Frees the recorder; an unfinished recording is abandoned and leaves no file. NULL is a
+ * no-op. */
+BOIDS_API void boids_recorder_destroy(boids_recorder* recorder);
+
 /* ---- flock metrics (docs/metrics.md) ---- */
 
 /* Order parameters of the boids of one kind, as boids::FlockMetrics. Every field is finite;
