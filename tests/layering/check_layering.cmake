@@ -20,11 +20,6 @@ endif()
 
 # file;include-prefix;reason
 set(exceptions
-  # The kernel micro-benchmarks time internal kernels on purpose: they are the internal-test
-  # target boids-microbench (bench/CMakeLists.txt), not a program of the public API.
-  "bench/microbench.cpp|core/|internal kernel benchmark (boids-microbench)"
-  "bench/microbench_grid.cpp|core/|internal kernel benchmark (boids-microbench)"
-  "bench/microbench_grid.cpp|parallel/|internal kernel benchmark (boids-microbench)"
   # The program's MPI hook (a Session, rank(), a Stepper over a public World): it lives with
   # the optional distributed engine, is an inline no-op without BOIDS_MPI, and includes only
   # boids/world.hpp (checked below), so it is not installed as public API.
