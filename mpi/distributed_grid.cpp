@@ -25,8 +25,9 @@
 //             (periodically wrapped in a wrap world), holds its plane: to its new owner (a
 //             migrant, however many slabs it crossed) and as a ghost to the others. One
 //             MPI_Alltoallv of (id, position, velocity); kind is 0 for every routed boid.
-//   sort      the received boids in id order (radix sort), then the single-process cell list
-//             build with the global plan (GridSettings::plan): cell, then id, as there
+//   build     the kept owned boids (in last step's cell order, never sent to themselves) and
+//             the received ones, through the single-process cell list build with the global
+//             plan (GridSettings::plan): cell, then id, as there, whatever the slot order
 //   kernels   the same row kernels over this rank's own rows only (ghost rows are not
 //             stepped), the same finish (FinishRow or finish_boid)
 //   specials  every rank steps all kind 1/2 agents with the grid engine's brute-force loop
@@ -266,63 +267,82 @@ class DistributedGrid final : public Stepper {
     }
   }
 
-  // Migration and ghosts in one all-to-all; loc_ = everything received, in id order.
+  // Migration and ghosts in one all-to-all. loc_ = the owned boids this rank keeps (in their
+  // slots' order, which is last step's cell order), then everything received. The cell list
+  // build orders loc_ by cell, then id, whatever its slot order (parallel/cell_list.cpp), so
+  // the kept boids never travel through MPI or a sort, and their near-cell order makes the
+  // build's scatter cache-friendly, as in the single-process engine.
   template <int D>
   void exchange() {
     const std::size_t P = std::size_t(size_);
     std::vector<int> scount(P, 0), rcount(P, 0), sdispl(P + 1, 0), rdispl(P + 1, 0);
-    for (std::size_t i = 0; i < own_.n; ++i)
-      for (int q : dest_[std::size_t(plane_[i])]) ++scount[std::size_t(q)];
+    // Per plane: does this rank keep its boids (owner or ghost holder), and do others need them.
+    std::vector<char> keep(dest_.size(), 0), away(dest_.size(), 0);
+    for (std::size_t z = 0; z < dest_.size(); ++z)
+      for (int q : dest_[z]) (q == rank_ ? keep[z] : away[z]) = 1;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < own_.n; ++i) {
+      const std::size_t z = std::size_t(plane_[i]);
+      kept += std::size_t(keep[z]);
+      if (away[z])
+        for (int q : dest_[z]) scount[std::size_t(q)] += q != rank_;
+    }
     for (std::size_t q = 0; q < P; ++q) sdispl[q + 1] = sdispl[q] + scount[q];
-    std::vector<std::uint32_t> sid(static_cast<std::size_t>(sdispl[P]));
-    std::vector<Real> sreal(sid.size() * 2 * D);
+    sid_.resize(static_cast<std::size_t>(sdispl[P]));
+    sreal_.resize(sid_.size() * 2 * D);
     std::vector<int> at(sdispl.begin(), sdispl.end() - 1);
     ghost_bytes_ = migrant_bytes_ = 0;
     const std::uint64_t rec = sizeof(std::uint32_t) + 2 * D * sizeof(Real);
     for (std::size_t i = 0; i < own_.n; ++i) {
       const int z = plane_[i];
+      if (!away[std::size_t(z)]) continue;
       for (int q : dest_[std::size_t(z)]) {
-        const std::size_t k = std::size_t(at[std::size_t(q)]++);
-        sid[k] = own_.id[i];
-        for (int c = 0; c < D; ++c) {
-          sreal[2 * D * k + c] = own_.p[c][i];
-          sreal[2 * D * k + D + c] = own_.v[c][i];
-        }
         if (q == rank_) continue;
+        const std::size_t k = std::size_t(at[std::size_t(q)]++);
+        sid_[k] = own_.id[i];
+        for (int c = 0; c < D; ++c) {
+          sreal_[2 * D * k + c] = own_.p[c][i];
+          sreal_[2 * D * k + D + c] = own_.v[c][i];
+        }
         (owner_[std::size_t(z)] == q ? migrant_bytes_ : ghost_bytes_) += rec;
       }
     }
-    std::vector<std::uint32_t> rid;
-    std::vector<Real> rreal;
     {
       InMpi in_mpi(mpi_cpu_, mpi_wall_);
       MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, MPI_COMM_WORLD);
       for (std::size_t q = 0; q < P; ++q) rdispl[q + 1] = rdispl[q] + rcount[q];
-      rid.resize(static_cast<std::size_t>(rdispl[P]));
-      rreal.resize(rid.size() * 2 * D);
-      MPI_Alltoallv(sid.data(), scount.data(), sdispl.data(), MPI_UINT32_T, rid.data(),
+      rid_.resize(static_cast<std::size_t>(rdispl[P]));
+      rreal_.resize(rid_.size() * 2 * D);
+      MPI_Alltoallv(sid_.data(), scount.data(), sdispl.data(), MPI_UINT32_T, rid_.data(),
                     rcount.data(), rdispl.data(), MPI_UINT32_T, MPI_COMM_WORLD);
       for (std::size_t q = 0; q < P; ++q) {
         scount[q] *= 2 * D, sdispl[q] *= 2 * D;
         rcount[q] *= 2 * D, rdispl[q] *= 2 * D;
       }
-      MPI_Alltoallv(sreal.data(), scount.data(), sdispl.data(), mpi_real<Real>(), rreal.data(),
+      MPI_Alltoallv(sreal_.data(), scount.data(), sdispl.data(), mpi_real<Real>(), rreal_.data(),
                     rcount.data(), rdispl.data(), mpi_real<Real>(), MPI_COMM_WORLD);
     }
-    const std::size_t n = rid.size();
-    sort_by_id(rid.data(), n, order_, tmp_);
+    const std::size_t n = kept + rid_.size();
     reserve_padded(loc_, D, n);
-    ex_->parallel_for(n, 16384, [&](std::size_t b, std::size_t e) {
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < own_.n; ++i) {
+      if (!keep[std::size_t(plane_[i])]) continue;
+      for (int c = 0; c < D; ++c) {
+        loc_.p[c][k] = own_.p[c][i];
+        loc_.v[c][k] = own_.v[c][i];
+      }
+      loc_.id[k++] = own_.id[i];
+    }
+    ex_->parallel_for(rid_.size(), 16384, [&](std::size_t b, std::size_t e) {
       for (std::size_t j = b; j < e; ++j) {
-        const std::size_t i = order_[j];
         for (int c = 0; c < D; ++c) {
-          loc_.p[c][j] = rreal[2 * D * i + c];
-          loc_.v[c][j] = rreal[2 * D * i + D + c];
+          loc_.p[c][kept + j] = rreal_[2 * D * j + c];
+          loc_.v[c][kept + j] = rreal_[2 * D * j + D + c];
         }
-        loc_.kind[j] = 0;
-        loc_.id[j] = rid[i];
+        loc_.id[kept + j] = rid_[j];
       }
     });
+    std::fill(loc_.kind.data(), loc_.kind.data() + n, std::uint8_t(0));
   }
 
   // The kind 1/2 agent in slot i of spec_ over its own kind: the grid engine's special_sums.
@@ -461,7 +481,7 @@ class DistributedGrid final : public Stepper {
   std::size_t kind0_total_ = 0;
   BoidStore<Real> own_;   // the kind-0 boids this rank owns (any order)
   BoidStore<Real> spec_;  // every kind 1/2 agent, in id order (replicated)
-  BoidStore<Real> loc_;   // owned + ghosts, id order; the cell list's input
+  BoidStore<Real> loc_;   // kept owned boids, then the received ones; the cell list's input
   BoidStore<Real> in_;    // loc_ in cell order
   BoidStore<Real> out_;   // the step's result, same slots as in_
   CellList<Real> cells_;
@@ -470,6 +490,8 @@ class DistributedGrid final : public Stepper {
   std::vector<std::vector<int>> dest_;
   int cut_planes_ = -1;
   std::vector<std::uint32_t> order_, tmp_;
+  std::vector<std::uint32_t> sid_, rid_;  // exchange buffers, kept across steps
+  std::vector<Real> sreal_, rreal_;
   std::uint64_t ghost_bytes_ = 0, migrant_bytes_ = 0;  // sent by this rank in the last step
   std::uint64_t ghost_total_ = 0, migrant_total_ = 0, steps_run_ = 0;
   double step_cpu_ = 0, mpi_cpu_ = 0, mpi_wall_ = 0;  // seconds over the steps counted
