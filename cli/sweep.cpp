@@ -397,24 +397,29 @@ int run_sweep(const SweepOptions& o) {
   std::atomic<std::size_t> next{0};
   std::size_t finished = 0;
   std::string failure;
-  const bool tty = !o.quiet && ::isatty(2);
-  auto progress = [&] {
+  // Under mpirun a rank's stderr is a pipe to mpirun and its stdout a pty: rank 0 then draws
+  // the bar (on stderr, which mpirun forwards) when its stdout is a terminal.
+  const bool tty = !o.quiet && root && (::isatty(2) || (mpi::size() > 1 && ::isatty(1)));
+  // done: finished runs (under mpirun, every rank's: mpi::poll_progress) out of all_todo.
+  auto progress = [&](std::size_t done) {
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const double frac = todo.empty() ? 1.0 : double(finished) / double(todo.size());
+    const double frac = all_todo == 0 ? 1.0 : double(done) / double(all_todo);
     const int bar = int(frac * 30);
     std::string b(std::size_t(bar), '#');
     b.resize(30, '.');
-    const double eta = finished > 0 ? secs / double(finished) * double(todo.size() - finished) : 0;
+    const double eta = done > 0 ? secs / double(done) * double(all_todo - done) : 0;
     std::fprintf(stderr, "\rsweep [%s] %zu/%zu runs, %.0f s, ETA %.0f s   ", b.c_str(),
-                 finished + resumed, results.size(), secs, eta);
+                 done + resumed, results.size(), secs, eta);
     std::fflush(stderr);
   };
-  if (tty) progress();
+  const bool ranks = mpi::size() > 1;
+  if (tty) progress(0);
+  std::atomic<int> live{pool};
   auto worker = [&] {
     for (;;) {
       const std::size_t t = next.fetch_add(1);
-      if (t >= todo.size()) return;
+      if (t >= todo.size()) break;
       Result r;
       try {
         r = run_job(o, p, p.jobs[todo[t]], world_threads);
@@ -422,7 +427,7 @@ int run_sweep(const SweepOptions& o) {
         std::lock_guard<std::mutex> lock(mu);
         if (failure.empty()) failure = e.what();
         next = todo.size();
-        return;
+        break;
       }
       std::lock_guard<std::mutex> lock(mu);
       if (f) {
@@ -431,16 +436,46 @@ int run_sweep(const SweepOptions& o) {
       }
       results[todo[t]] = std::move(r);
       ++finished;
-      if (tty) progress();
+      if (tty && !ranks) progress(finished);
     }
+    --live;
   };
   std::vector<std::thread> threads;
-  for (int i = 1; i < pool; ++i) threads.emplace_back(worker);
-  worker();
+  if (!ranks) {
+    for (int i = 1; i < pool; ++i) threads.emplace_back(worker);
+    worker();
+  } else {
+    // Under mpirun the main thread only talks MPI (FUNNELED): it reduces the ranks' finished
+    // runs on rank 0 for the progress bar while the workers run.
+    for (int i = 0; i < pool; ++i) threads.emplace_back(worker);
+    std::size_t posted = 0;
+    for (;;) {
+      const bool ending = live == 0;
+      std::size_t mine;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        mine = finished;
+      }
+      if (root) {
+        const std::size_t others = mpi::poll_progress();
+        if (tty) progress(mine + others);
+      } else if (mine != posted) {
+        mpi::post_progress(mine, false);
+        posted = mine;
+      }
+      if (ending) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    mpi::post_progress(finished, true);
+    const std::size_t others = mpi::wait_progress();
+    if (tty) progress(finished + others);
+  }
   for (std::thread& th : threads) th.join();
   if (f) std::fclose(f);
   if (tty) std::fprintf(stderr, "\n");
+  int all_threads = hw;  // under mpirun: summed over the ranks
   if (mpi::size() > 1) {
+    all_threads = 0;
     // Every rank's rows (the CSV line, then the means) and the first failure, on every rank.
     std::vector<std::pair<std::size_t, std::string>> rows;
     for (std::size_t i : todo) {
@@ -460,6 +495,7 @@ int run_sweep(const SweepOptions& o) {
         r.means.push_back(std::strtod(text.c_str() + at + 1, nullptr));
     }
     finished = all_todo;
+    for (const std::string& t : mpi::all_gather(std::to_string(hw))) all_threads += std::stoi(t);
   }
   if (!failure.empty()) throw Error(failure);
   if (!root) return 0;
@@ -481,8 +517,10 @@ int run_sweep(const SweepOptions& o) {
   if (!o.quiet) {
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("sweep: %zu runs (%zu resumed) in %.1f s on %d thread%s (%s)\n", results.size(),
-                resumed, secs, hw, hw == 1 ? "" : "s",
+    std::string where = std::to_string(all_threads) + (all_threads == 1 ? " thread" : " threads");
+    if (mpi::size() > 1) where += " of " + std::to_string(mpi::size()) + " ranks";
+    std::printf("sweep: %zu runs (%zu resumed) in %.1f s on %s (%s)\n", results.size(), resumed,
+                secs, where.c_str(),
                 world_threads == 1 ? "one single-threaded world per thread"
                                    : "one multi-threaded world at a time");
   }
