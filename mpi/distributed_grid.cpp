@@ -53,7 +53,9 @@
 #include "mpi/distributed.hpp"
 #include "mpi/global_context.hpp"
 #include "mpi/helpers.hpp"
+#include "mpi/slabs.hpp"
 #include "parallel/cell_list.hpp"
+#include "parallel/list_step.hpp"
 #include "parallel/threading.hpp"
 
 namespace boids::mpi {
@@ -227,46 +229,6 @@ class DistributedGrid final : public Stepper {
     return plan_grid(gs, lo, hi, kind0_total_);
   }
 
-  // cuts_[q] .. cuts_[q + 1]: the planes rank q owns, from the global boids per plane.
-  void balance(int planes) {
-    std::vector<long long> cnt(std::size_t(planes), 0);
-    for (int z : plane_) ++cnt[std::size_t(z)];
-    MPI_Allreduce(MPI_IN_PLACE, cnt.data(), planes, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-    long long total = 0;
-    for (long long c : cnt) total += c;
-    cuts_.assign(std::size_t(size_) + 1, planes);
-    cuts_[0] = 0;
-    int z = 0;
-    long long pre = 0;
-    for (int q = 1; q < size_; ++q) {
-      const long long target = total * q / size_;
-      while (z < planes && pre + cnt[std::size_t(z)] <= target) pre += cnt[std::size_t(z++)];
-      cuts_[std::size_t(q)] = z;
-    }
-    cut_planes_ = planes;
-  }
-
-  // For every plane, the ranks that need its boids (owner and ghost holders), ascending.
-  void destinations(int planes, int reach, bool wrap) {
-    dest_.assign(std::size_t(planes), {});
-    owner_.assign(std::size_t(planes), 0);
-    for (int q = 0; q < size_; ++q) {
-      const int a = cuts_[std::size_t(q)], b = cuts_[std::size_t(q) + 1];
-      for (int z = a; z < b; ++z) owner_[std::size_t(z)] = q;
-      if (a == b) continue;
-      for (int z = a - reach; z < b + reach; ++z) {
-        int w = z;
-        if (wrap) {
-          w = ((z % planes) + planes) % planes;
-        } else if (z < 0 || z >= planes) {
-          continue;
-        }
-        std::vector<int>& d = dest_[std::size_t(w)];
-        if (d.empty() || d.back() != q) d.push_back(q);
-      }
-    }
-  }
-
   // Migration and ghosts in one all-to-all. loc_ = the owned boids this rank keeps (in their
   // slots' order, which is last step's cell order), then everything received. The cell list
   // build orders loc_ by cell, then id, whatever its slot order (parallel/cell_list.cpp), so
@@ -277,15 +239,15 @@ class DistributedGrid final : public Stepper {
     const std::size_t P = std::size_t(size_);
     std::vector<int> scount(P, 0), rcount(P, 0), sdispl(P + 1, 0), rdispl(P + 1, 0);
     // Per plane: does this rank keep its boids (owner or ghost holder), and do others need them.
-    std::vector<char> keep(dest_.size(), 0), away(dest_.size(), 0);
-    for (std::size_t z = 0; z < dest_.size(); ++z)
-      for (int q : dest_[z]) (q == rank_ ? keep[z] : away[z]) = 1;
+    std::vector<char> keep(slabs_.dest.size(), 0), away(slabs_.dest.size(), 0);
+    for (std::size_t z = 0; z < slabs_.dest.size(); ++z)
+      for (int q : slabs_.dest[z]) (q == rank_ ? keep[z] : away[z]) = 1;
     std::size_t kept = 0;
     for (std::size_t i = 0; i < own_.n; ++i) {
       const std::size_t z = std::size_t(plane_[i]);
       kept += std::size_t(keep[z]);
       if (away[z])
-        for (int q : dest_[z]) scount[std::size_t(q)] += q != rank_;
+        for (int q : slabs_.dest[z]) scount[std::size_t(q)] += q != rank_;
     }
     for (std::size_t q = 0; q < P; ++q) sdispl[q + 1] = sdispl[q] + scount[q];
     sid_.resize(static_cast<std::size_t>(sdispl[P]));
@@ -296,7 +258,7 @@ class DistributedGrid final : public Stepper {
     for (std::size_t i = 0; i < own_.n; ++i) {
       const int z = plane_[i];
       if (!away[std::size_t(z)]) continue;
-      for (int q : dest_[std::size_t(z)]) {
+      for (int q : slabs_.dest[std::size_t(z)]) {
         if (q == rank_) continue;
         const std::size_t k = std::size_t(at[std::size_t(q)]++);
         sid_[k] = own_.id[i];
@@ -304,7 +266,7 @@ class DistributedGrid final : public Stepper {
           sreal_[2 * D * k + c] = own_.p[c][i];
           sreal_[2 * D * k + D + c] = own_.v[c][i];
         }
-        (owner_[std::size_t(z)] == q ? migrant_bytes_ : ghost_bytes_) += rec;
+        (slabs_.owner[std::size_t(z)] == q ? migrant_bytes_ : ghost_bytes_) += rec;
       }
     }
     {
@@ -378,46 +340,10 @@ class DistributedGrid final : public Stepper {
     return select_row_kernel<Real>(isa_, m_.dims, plan.wrap, kp.full_view);
   }
 
+  // The metric rules: the row kernels over this rank's own rows, then the finish.
   template <int D>
-  void step_once() {
-    constexpr int A = D - 1;  // the slab axis: the slowest in cell order
-    GridSettings gs = settings();
-    GridPlan plan;
-    {
-      InMpi in_mpi(mpi_cpu_, mpi_wall_);
-      plan = global_plan(gs);
-    }
-    const int planes = plan.n[A];
-    plane_.resize(own_.n);
-    ex_->parallel_for(own_.n, 16384, [&](std::size_t b, std::size_t e) {
-      for (std::size_t i = b; i < e; ++i)
-        plane_[i] = axis_cell(double(own_.p[A][i]), plan.lo[A], plan.inv_cell[A], planes);
-    });
-    if (planes != cut_planes_ || steps_ % kBalanceEvery == 0) {
-      InMpi in_mpi(mpi_cpu_, mpi_wall_);
-      balance(planes);
-    }
-    destinations(planes, plan.reach[A], m_.boundary == Boundary::wrap);
-    exchange<D>();
-
-    gs.plan = &plan;
-    cells_.build(gs, loc_, in_, *ex_);
-    const GridView<Real> g = cells_.view(in_, m_);
-    const std::size_t per_plane = D == 3 ? std::size_t(plan.n[1]) : 1;
-    const std::size_t row0 = std::size_t(cuts_[std::size_t(rank_)]) * per_plane;
-    const std::size_t row1 = std::size_t(cuts_[std::size_t(rank_) + 1]) * per_plane;
-    const std::uint32_t s0 = g.row_start(row0), s1 = g.row_start(row1);
-
-    StepContext<Real> ctx;
-    ctx.step = steps_;
-    ctx.seed = def_.seed;
-    prepare_behaviours(m_, spec_, ctx);
-    {
-      InMpi in_mpi(mpi_cpu_, mpi_wall_);
-      complete_context(m_, in_, s0, s1, ctx, MPI_COMM_WORLD);
-    }
-
-    reserve_padded(out_, D, in_.n);
+  void step_rows(const StepContext<Real>& ctx, const GridPlan& plan, const GridView<Real>& g,
+                 std::size_t row0, std::size_t row1) {
     const FinishRow<Real> fin =
         ctx.beh.active ? nullptr : select_finish_row<Real>(isa_, D, m_.boundary);
     FinishView<Real> fv;
@@ -454,6 +380,62 @@ class DistributedGrid final : public Stepper {
         }
       }
     });
+  }
+
+  template <int D>
+  void step_once() {
+    constexpr int A = D - 1;  // the slab axis: the slowest in cell order
+    GridSettings gs = settings();
+    GridPlan plan;
+    {
+      InMpi in_mpi(mpi_cpu_, mpi_wall_);
+      plan = global_plan(gs);
+    }
+    const int planes = plan.n[A];
+    plane_.resize(own_.n);
+    ex_->parallel_for(own_.n, 16384, [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i)
+        plane_[i] = axis_cell(double(own_.p[A][i]), plan.lo[A], plan.inv_cell[A], planes);
+    });
+    if (planes != slabs_.planes || steps_ % kBalanceEvery == 0) {
+      std::vector<long long> cnt(std::size_t(planes), 0);
+      for (int z : plane_) ++cnt[std::size_t(z)];
+      {
+        InMpi in_mpi(mpi_cpu_, mpi_wall_);
+        MPI_Allreduce(MPI_IN_PLACE, cnt.data(), planes, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+      }
+      slabs_.balance(cnt, size_);
+    }
+    slabs_.route(plan.reach[A], m_.boundary == Boundary::wrap);
+    exchange<D>();
+
+    gs.plan = &plan;
+    cells_.build(gs, loc_, in_, *ex_);
+    const GridView<Real> g = cells_.view(in_, m_);
+    const std::size_t per_plane = D == 3 ? std::size_t(plan.n[1]) : 1;
+    const std::size_t row0 = std::size_t(slabs_.cuts[std::size_t(rank_)]) * per_plane;
+    const std::size_t row1 = std::size_t(slabs_.cuts[std::size_t(rank_) + 1]) * per_plane;
+    const std::uint32_t s0 = g.row_start(row0), s1 = g.row_start(row1);
+
+    StepContext<Real> ctx;
+    ctx.step = steps_;
+    ctx.seed = def_.seed;
+    prepare_behaviours(m_, spec_, ctx);
+    {
+      InMpi in_mpi(mpi_cpu_, mpi_wall_);
+      complete_context(m_, in_, s0, s1, ctx, MPI_COMM_WORLD);
+    }
+
+    reserve_padded(out_, D, in_.n);
+    if (m_.list.active) {
+      // Topological neighbours and the couzin profile (parallel/list_step.hpp) step every
+      // held row, the ghost rows too: an owned boid's result depends only on its stencil
+      // cells, which this rank holds whole; a ghost's is incomplete and dropped with the
+      // ghost slots below. (A row range for list_step would save the ghost rows' work.)
+      list_step<Real>(m_, ctx, g, in_, out_, *ex_);
+    } else {
+      step_rows<D>(ctx, plan, g, row0, row1);
+    }
     // The kind 1/2 agents, on every rank alike.
     BoidStore<Real> spec_next;
     spec_next.dims = D;
@@ -486,9 +468,7 @@ class DistributedGrid final : public Stepper {
   BoidStore<Real> out_;   // the step's result, same slots as in_
   CellList<Real> cells_;
   std::vector<int> plane_;  // slab-axis plane of every owned boid
-  std::vector<int> cuts_, owner_;
-  std::vector<std::vector<int>> dest_;
-  int cut_planes_ = -1;
+  Slabs slabs_;
   std::vector<std::uint32_t> order_, tmp_;
   std::vector<std::uint32_t> sid_, rid_;  // exchange buffers, kept across steps
   std::vector<Real> sreal_, rreal_;
@@ -506,15 +486,6 @@ std::unique_ptr<Stepper> make_stepper(const World& world) {
   if (def.engine != EngineKind::grid)
     throw Error(
         "engine.kind: a distributed run (mpirun) steps with the grid engine; use --engine grid");
-  // The neighbour-list rules (parallel/list_step.cpp) are not distributed yet.
-  if (def.kinds[0].rules.neighbours == NeighbourRule::topological)
-    throw Error(
-        "rules.neighbours: \"topological\" is not supported by a distributed run "
-        "(mpirun) yet; run it in one process");
-  if (def.profile == Profile::couzin)
-    throw Error(
-        "world.profile: \"couzin\" is not supported by a distributed run (mpirun) yet; "
-        "run it in one process");
   if (world.precision() == Precision::f64) return std::make_unique<DistributedGrid<double>>(world);
   return std::make_unique<DistributedGrid<float>>(world);
 }
