@@ -20,6 +20,7 @@ uniform mat4 u_proj;
 uniform float u_size;
 uniform float u_wpp;
 uniform vec2 u_viewport;
+uniform float u_px;  // full-resolution pixels per target pixel (2 for the moving preview)
 uniform float u_fog_start;
 uniform float u_fog_length;
 out vec3 v_color;
@@ -34,9 +35,10 @@ void main() {
   gl_Position = c;
   float depth = u_ortho == 1 ? 1.0 : max(-pv.z, 1e-6);
   float len_px = u_size / (u_ortho == 1 ? u_wpp : u_wpp * depth);
-  float sz = clamp(len_px, 2.0, 20.0);
+  // 2 to 20 full-resolution pixels, so a preview's weights per pixel match the full picture's.
+  float sz = clamp(len_px, 2.0 / u_px, 20.0 / u_px);
   gl_PointSize = sz;
-  v_size = sz;
+  v_size = sz * u_px;
   float speed = length(i_vel);
   vec3 f = speed > 1e-20 ? i_vel / speed : vec3(1.0, 0.0, 0.0);
   vec4 c2 = u_proj * (u_view * vec4(i_pos + f * u_size * 0.5, 1.0));
@@ -88,9 +90,10 @@ uniform sampler2D u_accum;
 uniform float u_scale;      // n / drawn
 uniform float u_exposure;
 uniform float u_mean;       // mean weight over the flock's pixels (at n / drawn = 1)
+uniform vec2 u_uv_scale;    // the part of the accumulation in use (a preview: about half)
 out vec4 o_color;
 void main() {
-  vec4 s = texture(u_accum, v_uv);
+  vec4 s = texture(u_accum, v_uv * u_uv_scale);
   if (s.a <= 1e-6) discard;
   // Logarithmic: one boid is still visible (about a fifth of full brightness) and a core
   // of sixteen times the flock's mean density is white-hot, whatever the flock's size.
@@ -109,8 +112,9 @@ void main() {
 const char* kComposeFs = R"(#version 330 core
 uniform sampler2D u_layer;
 uniform ivec2 u_origin;  // the viewport's lower left corner, window pixels
+uniform int u_div;       // window pixels per layer texel (2 for the moving preview)
 out vec4 o_color;
-void main() { o_color = texelFetch(u_layer, ivec2(gl_FragCoord.xy) - u_origin, 0); }
+void main() { o_color = texelFetch(u_layer, (ivec2(gl_FragCoord.xy) - u_origin) / u_div, 0); }
 )";
 
 bool same(const SplatParams& a, const SplatParams& b) {
@@ -169,7 +173,7 @@ GLuint target(GLuint& fbo, GLint internal, GLenum type, int width, int height, b
 }  // namespace
 
 void SplatPass::begin(int width, int height, std::uint64_t serial, std::uint64_t step,
-                      const SplatParams& p, std::size_t n) {
+                      const SplatParams& p, std::size_t n, bool progressive) {
   const bool resized = width != width_ || height != height_;
   if (resized) {
     if (tex_) glDeleteTextures(1, &tex_);
@@ -184,15 +188,19 @@ void SplatPass::begin(int width, int height, std::uint64_t serial, std::uint64_t
   }
   const float exposure = p.exposure, coverage = p.coverage;
   const bool view_changed = resized || !same(p, params_) || n != total_;
-  if (view_changed || serial != serial_) {
+  // A moving view is previewed at half resolution (a quarter of the pixels to clear, splat
+  // and resolve); one that rests starts over at full resolution.
+  const int div = progressive && view_changed && !resized && mean_ > 0 ? 2 : 1;
+  if (view_changed || serial != serial_ || div != div_) {
     // The mean weight: a new view keeps the last one until it rests (it changes little from
     // one frame of a camera move to the next, and measuring costs a mipmap and a read-back),
     // a new count measures it again at once, and a new state seen the same way keeps it
     // until its accumulation completes (no read-back stall per state).
     if (n != total_) mean_ = 0;
-    mean_drawn_ = view_changed ? 0 : n;
+    mean_drawn_ = view_changed || div != div_ ? 0 : n;
     // A new state seen the same way: the finished picture stays until the new one is done.
-    hold_ = !view_changed && layer_complete_;
+    hold_ = !view_changed && div == div_ && layer_complete_;
+    div_ = div;
     serial_ = serial;
     step_ = step;
     params_ = p;
@@ -203,7 +211,12 @@ void SplatPass::begin(int width, int height, std::uint64_t serial, std::uint64_t
     glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
     glViewport(0, 0, width_, height_);
     glClearColor(0, 0, 0, 0);
+    if (div_ > 1) {
+      glEnable(GL_SCISSOR_TEST);
+      glScissor(0, 0, acc_width(), acc_height());
+    }
     glClear(GL_COLOR_BUFFER_BIT);
+    glDisable(GL_SCISSOR_TEST);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(vp[0], vp[1], vp[2], vp[3]);
     mip_dirty_ = true;
@@ -224,7 +237,7 @@ std::size_t SplatPass::accumulate(const InstanceSet& set, std::size_t budget) {
   GLint vp[4];
   glGetIntegerv(GL_VIEWPORT, vp);
   glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
-  glViewport(0, 0, width_, height_);
+  glViewport(0, 0, acc_width(), acc_height());
   glDisable(GL_DEPTH_TEST);
   glEnable(GL_BLEND);
   glBlendFunc(GL_ONE, GL_ONE);
@@ -236,8 +249,9 @@ std::size_t SplatPass::accumulate(const InstanceSet& set, std::size_t budget) {
   glUniformMatrix4fv(loc("u_proj"), 1, GL_FALSE, glm::value_ptr(p.proj));
   glUniform1i(loc("u_ortho"), p.ortho ? 1 : 0);
   glUniform1f(loc("u_size"), p.size);
-  glUniform1f(loc("u_wpp"), p.world_per_pixel);
-  glUniform2f(loc("u_viewport"), float(width_), float(height_));
+  glUniform1f(loc("u_wpp"), p.world_per_pixel * float(div_));
+  glUniform1f(loc("u_px"), float(div_));
+  glUniform2f(loc("u_viewport"), float(acc_width()), float(acc_height()));
   glUniform1f(loc("u_fog_start"), p.fog_start);
   glUniform1f(loc("u_fog_length"), p.fog_length);
   glUniform1i(loc("u_color_mode"), int(p.color));
@@ -268,7 +282,9 @@ void SplatPass::resolve(const int scissor[4]) {
     // The mean weight: the smallest mip level, read back once per change of the
     // accumulation (a 1x1 read; while accumulating for a resting view, only when the drawn
     // count has doubled since; not while the camera moves).
-    if (mip_dirty_ && (mean_ <= 0 || complete() || (!view_changed_ && drawn_ >= 2 * mean_drawn_))) {
+    // (A preview's accumulation fills a quarter of the texture: it is never measured.)
+    if (mip_dirty_ && div_ == 1 &&
+        (mean_ <= 0 || complete() || (!view_changed_ && drawn_ >= 2 * mean_drawn_))) {
       glBindTexture(GL_TEXTURE_2D, tex_);
       glGenerateMipmap(GL_TEXTURE_2D);
       float px[4] = {0, 0, 0, 0};
@@ -297,6 +313,7 @@ void SplatPass::resolve(const int scissor[4]) {
   glBindTexture(GL_TEXTURE_2D, layer_tex_);
   glUniform1i(glGetUniformLocation(compose_prog_, "u_layer"), 0);
   glUniform2i(glGetUniformLocation(compose_prog_, "u_origin"), vp[0], vp[1]);
+  glUniform1i(glGetUniformLocation(compose_prog_, "u_div"), layer_div_);
   glBindVertexArray(empty_vao_);
   glDrawArrays(GL_TRIANGLES, 0, 3);
   glBindVertexArray(0);
@@ -309,13 +326,15 @@ void SplatPass::resolve_layer(const int scissor[4]) {
   GLint vp[4];
   glGetIntegerv(GL_VIEWPORT, vp);
   glBindFramebuffer(GL_FRAMEBUFFER, layer_fbo_);
-  glViewport(0, 0, width_, height_);
-  glDisable(GL_SCISSOR_TEST);
+  glViewport(0, 0, acc_width(), acc_height());
+  glEnable(GL_SCISSOR_TEST);
+  glScissor(0, 0, acc_width(), acc_height());
   glClearColor(0, 0, 0, 0);
   glClear(GL_COLOR_BUFFER_BIT);
   // Only the flock's rectangle has anything to resolve (scissor is in window pixels).
-  glEnable(GL_SCISSOR_TEST);
-  glScissor(scissor[0] - vp[0], scissor[1] - vp[1], scissor[2], scissor[3]);
+  const int d = div_;
+  glScissor((scissor[0] - vp[0]) / d - 1, (scissor[1] - vp[1]) / d - 1, scissor[2] / d + 2,
+            scissor[3] / d + 2);
   glDisable(GL_DEPTH_TEST);
   glDisable(GL_BLEND);
   glUseProgram(resolve_prog_);
@@ -326,6 +345,8 @@ void SplatPass::resolve_layer(const int scissor[4]) {
   glUniform1f(loc("u_scale"), float(double(total_) / double(drawn_)));
   glUniform1f(loc("u_exposure"), params_.exposure);
   glUniform1f(loc("u_mean"), mean_ * float(double(drawn_) / double(total_)));
+  glUniform2f(loc("u_uv_scale"), float(acc_width()) / float(width_),
+              float(acc_height()) / float(height_));
   glBindVertexArray(empty_vao_);
   glDrawArrays(GL_TRIANGLES, 0, 3);
   glBindVertexArray(0);
@@ -334,9 +355,10 @@ void SplatPass::resolve_layer(const int scissor[4]) {
   glViewport(vp[0], vp[1], vp[2], vp[3]);
   std::copy(scissor, scissor + 4, layer_scissor_);
   layer_valid_ = true;
-  layer_complete_ = complete();
+  layer_complete_ = complete() && div_ == 1;
   layer_step_ = step_;
   layer_drawn_ = drawn_;
+  layer_div_ = div_;
   layer_dirty_ = false;
   layer_exposure_ = params_.exposure;
   layer_mean_ = mean_;

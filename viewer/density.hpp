@@ -60,9 +60,10 @@ class SplatPass {
 
   /// Starts a new accumulation when anything that changes the picture changed (`serial` is
   /// the state's, `step` its step count for the panel, the rest is compared as given). Call
-  /// once per frame before accumulate().
+  /// once per frame before accumulate(). `progressive`: drawn in budgeted chunks over frames,
+  /// so a moving view may be previewed at half resolution (never for screenshots).
   void begin(int width, int height, std::uint64_t serial, std::uint64_t step, const SplatParams& p,
-             std::size_t n);
+             std::size_t n, bool progressive = true);
   /// Adds up to `budget` more boids of `set` (all of them when budget is 0). Returns how many.
   /// With a budget it waits for the chunk to be drawn and times it (chunk_ms()).
   std::size_t accumulate(const InstanceSet& set, std::size_t budget);
@@ -84,9 +85,13 @@ class SplatPass {
 
  private:
   void resolve_layer(const int scissor[4]);
+  // The part of the accumulation in use: all of it, or half of each side for a preview.
+  int acc_width() const { return (width_ + div_ - 1) / div_; }
+  int acc_height() const { return (height_ + div_ - 1) / div_; }
   GLuint prog_ = 0, resolve_prog_ = 0, compose_prog_ = 0, fbo_ = 0, tex_ = 0, empty_vao_ = 0;
   GLuint layer_fbo_ = 0, layer_tex_ = 0;
   int width_ = 0, height_ = 0, levels_ = 1;
+  int div_ = 1, layer_div_ = 1;  // pixels per accumulation / layer texel along each side
   std::uint64_t serial_ = ~std::uint64_t(0), step_ = 0, layer_step_ = 0;
   SplatParams params_;
   std::size_t drawn_ = 0, total_ = 0, chunk_ = 0, layer_drawn_ = 0;

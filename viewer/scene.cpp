@@ -223,7 +223,10 @@ void draw_scene(App& app, int x0, int w, int h) {
     smin = glm::clamp(smin, glm::vec2(-1), glm::vec2(1));
     smax = glm::clamp(smax, glm::vec2(-1), glm::vec2(1));
     sp.coverage = std::clamp(0.25f * (smax.x - smin.x) * (smax.y - smin.y), 0.01f, 1.0f);
-    app.splats.begin(w, h, f.serial, f.step, sp, f.count);
+    // Progressive (and so previewed while the camera moves) when a frame's chunk is not the
+    // whole flock.
+    app.splats.begin(w, h, f.serial, f.step, sp, f.count,
+                     !app.splat_all && app.splat_budget < f.count);
     app.splats.accumulate(flock, app.splat_all ? 0 : app.splat_budget);
     app.splat_busy = app.splats.busy();
     // The flock's projected box in framebuffer pixels (a sprite's width of margin).
