@@ -63,6 +63,7 @@ GLFWwindow* open_window(int width, int height, bool interactive) {
   for (int samples = interactive ? 4 : 0;; samples = 0) {
     glfwWindowHint(GLFW_SAMPLES, samples);
     GLFWwindow* win = glfwCreateWindow(width, height, "boids-view", nullptr, nullptr);
+    if (!win && samples > 0) continue;  // no multisampled visual: try without
     if (!win) return nullptr;
     glfwMakeContextCurrent(win);
     const char* name = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
