@@ -98,6 +98,7 @@ inline constexpr std::size_t kSplatCount = 20000;
 /// and the least time a chunk gets however slow the rest of the frame is.
 inline constexpr double kSplatFrameMs = 25.0;
 inline constexpr double kSplatMinMs = 6.0;
+inline constexpr double kSplatMovingMinMs = 2.0;  // the same while the camera moves
 /// Above this many boids the panel asks before applying a count (one step takes long).
 inline constexpr std::uint32_t kSlowCount = 250000;
 

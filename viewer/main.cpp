@@ -320,14 +320,16 @@ int run(const Options& o) {
     }
     if (app.splats.chunk() > 0) {
       // Adapt the splat chunk so the frame's work stays near kSplatFrameMs: the room the rest
-      // of the frame leaves, at the chunk's measured cost per boid, but never less than
-      // kSplatMinMs, so that a busy machine still finishes the picture.
+      // of the frame leaves, at the chunk's measured cost per boid, but at rest never less
+      // than kSplatMinMs, so that a busy machine still finishes the picture (while the camera
+      // moves every frame starts over anyway: there the frame rate comes first).
       glFinish();
       const double work =
           std::chrono::duration<double, std::milli>(Clock::now() - frame_start).count();
       const double per_boid = app.splats.chunk_ms() / double(app.splats.chunk());
       frame_stats.add_chunk(app.splats.chunk(), app.splats.chunk_ms());
-      const double room = std::max(kSplatFrameMs - (work - app.splats.chunk_ms()), kSplatMinMs);
+      const double room = std::max(kSplatFrameMs - (work - app.splats.chunk_ms()),
+                                   app.view_moved ? kSplatMovingMinMs : kSplatMinMs);
       const double want = room / std::max(per_boid, 1e-7);
       const double cur = double(app.splat_budget);
       app.splat_budget = std::size_t(
