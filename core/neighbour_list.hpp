@@ -14,7 +14,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "core/model.hpp"
@@ -62,6 +64,40 @@ inline void offer(const ModelParams<Real>& m, const KindParams<Real>& kp, const 
   nb.slot = j;
   out.push_back(nb);
 }
+
+/// Step 2 while gathering, for the grid engine: the k nearest visible candidates seen so far,
+/// kept sorted by (|d|^2, id) in a small array. A candidate farther than the k-th (bound())
+/// is dropped before its view test, so most of the stencil costs one comparison. Keeps the
+/// same set as select() on the full list, because (|d|^2, id) orders the candidates totally.
+template <class Real>
+struct KBest {
+  std::vector<Neighbour<Real>> nb;
+  std::size_t k = 0;
+  void reset(std::size_t topo_k) {
+    k = topo_k;
+    nb.clear();
+  }
+  /// Candidates with |d|^2 above this cannot enter.
+  Real bound() const {
+    return nb.size() < k ? std::numeric_limits<Real>::infinity() : nb.back().dist2;
+  }
+  void offer(const Neighbour<Real>& x) {
+    if (nb.size() == k) {
+      const Neighbour<Real>& w = nb.back();
+      if (x.dist2 > w.dist2 || (x.dist2 == w.dist2 && x.id > w.id)) return;
+      nb.pop_back();
+    }
+    std::size_t at = nb.size();
+    while (at > 0 &&
+           (x.dist2 < nb[at - 1].dist2 || (x.dist2 == nb[at - 1].dist2 && x.id < nb[at - 1].id)))
+      --at;
+    nb.insert(nb.begin() + std::ptrdiff_t(at), x);
+  }
+};
+
+/// Topological k up to which the grid engine selects while gathering (KBest); beyond it an
+/// insertion costs more than the partial sort of select().
+inline constexpr std::int32_t kMaxKBest = 32;
 
 /// Steps 2-3: keeps the topo_k nearest (all when topo_k = 0) and sorts them by id.
 template <class Real>

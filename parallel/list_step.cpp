@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "core/neighbour_list.hpp"
@@ -14,9 +15,13 @@ namespace {
 // distances of a chunk of candidates computed first in a loop the compiler vectorises
 // (this file is compiled with -fno-trapping-math, parallel/CMakeLists.txt). Every slot in the
 // cells holds a kind-0 boid.
-template <class Real, int D, bool Wrap>
+//
+// Out is a std::vector of every visible candidate, or an nlist::KBest that keeps only the k
+// nearest: then a candidate farther than its current k-th is dropped after one comparison.
+template <class Real, int D, bool Wrap, class Out>
 void gather_runs(const ModelParams<Real>& m, const BoidStore<Real>& s, std::uint32_t i,
-                 const CandidateRun<Real>* runs, int nr, std::vector<nlist::Neighbour<Real>>& out) {
+                 const CandidateRun<Real>* runs, int nr, Out& out) {
+  constexpr bool kbest = !std::is_same_v<Out, std::vector<nlist::Neighbour<Real>>>;
   constexpr std::uint32_t kChunk = 64;
   const KindParams<Real>& kp = m.kind[0];
   Real pi[3] = {0, 0, 0}, vi[3] = {0, 0, 0}, vi2 = 0;
@@ -51,7 +56,10 @@ void gather_runs(const ModelParams<Real>& m, const BoidStore<Real>& s, std::uint
         for (int c = 0; c < D; ++c) x += dd[c][q] * dd[c][q];
         d2[q] = x;
       }
+      Real bound = kp.radius2;  // (KBest: the k-th nearest's |d|^2 once k are found)
+      if constexpr (kbest) bound = std::min(bound, out.bound());
       for (std::uint32_t q = 0; q < len; ++q) {
+        if (!(d2[q] <= bound)) continue;
         if (!(d2[q] < kp.radius2) || s0 + q == i) continue;
         if (cone) {
           Real dot = 0;
@@ -63,7 +71,12 @@ void gather_runs(const ModelParams<Real>& m, const BoidStore<Real>& s, std::uint
         nb.dist2 = d2[q];
         nb.id = s.id[s0 + q];
         nb.slot = s0 + q;
-        out.push_back(nb);
+        if constexpr (kbest) {
+          out.offer(nb);
+          bound = std::min(kp.radius2, out.bound());
+        } else {
+          out.push_back(nb);
+        }
       }
     }
   }
@@ -74,6 +87,8 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
                const BoidStore<Real>& in, BoidStore<Real>& out, Executor& ex) {
   ex.parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
     std::vector<nlist::Neighbour<Real>> list;
+    nlist::KBest<Real> kbest;
+    const bool select_early = m.list.topo_k > 0 && m.list.topo_k <= nlist::kMaxKBest;
     CandidateRun<Real> runs[kMaxRuns];
     for (std::size_t row = b; row < e; ++row) {
       const std::uint32_t c0 = std::uint32_t(row) * std::uint32_t(g.n[0]);
@@ -82,6 +97,15 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
         if (first == last) continue;
         const int nr = cell_runs(g, cell, runs);
         for (std::uint32_t i = first; i < last; ++i) {
+          if (select_early) {
+            kbest.reset(std::size_t(m.list.topo_k));
+            if (m.boundary == Boundary::wrap)
+              gather_runs<Real, D, true>(m, in, i, runs, nr, kbest);
+            else
+              gather_runs<Real, D, false>(m, in, i, runs, nr, kbest);
+            nlist::finish_from_list<Real, D>(m, ctx, in, i, kbest.nb, out, i);
+            continue;
+          }
           list.clear();
           if (m.boundary == Boundary::wrap)
             gather_runs<Real, D, true>(m, in, i, runs, nr, list);

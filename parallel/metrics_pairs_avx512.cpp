@@ -1,0 +1,12 @@
+// The metrics pair pass for xsimd::avx512f, compiled with this instruction set's flags only
+// (parallel/CMakeLists.txt).
+#include "parallel/metrics_pairs_simd.hpp"
+
+namespace boids::metrics_detail {
+
+void metrics_pairs_avx512(PairTable<float>& f, PairTable<double>& d) {
+  fill_pair_table<SimdPairPacks<xsimd::avx512f>::Pack, float>(f);
+  fill_pair_table<SimdPairPacks<xsimd::avx512f>::Pack, double>(d);
+}
+
+}  // namespace boids::metrics_detail
