@@ -247,10 +247,11 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
       for (int c = 0; c < D; ++c) s.sv[c][to] = s.v[c][i];
     }
   }
-  if (s.parent_cap < n) {
-    s.parent.reset(new std::atomic<std::uint32_t>[n]);
+  if (s.parent_cap < n) {  // padded: the pair pass reads whole batches of entries
+    s.parent.reset(new std::atomic<std::uint32_t>[n + kPairPad]);
     s.parent_cap = n;
   }
+  for (std::size_t i = n; i < n + kPairPad; ++i) s.parent[i].store(0, std::memory_order_relaxed);
   blocks([&](std::size_t, std::size_t i0, std::size_t i1) {
     for (std::size_t i = i0; i < i1; ++i)
       s.parent[i].store(std::uint32_t(i), std::memory_order_relaxed);

@@ -25,7 +25,7 @@ struct Grid {
   bool wrap = false;
   std::size_t cells() const { return std::size_t(n[0]) * std::size_t(n[1]) * std::size_t(n[2]); }
   int coord(double x, int a) const {
-    const double c = std::floor((x - lo[a]) / edge);
+    const double c = (x - lo[a]) / edge;  // truncation is floor here: c >= 0
     if (!(c >= 0)) return 0;
     return c >= double(n[a]) ? n[a] - 1 : int(c);
   }

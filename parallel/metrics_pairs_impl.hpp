@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "parallel/metrics_pairs.hpp"
 
@@ -59,6 +60,7 @@ struct PairRun {
   std::uint32_t b, e;
   Real sh[3];
   bool shifted;
+  std::uint32_t word0;  // first word of its bits in the cell's link snapshot
 };
 
 template <class P, class Real, int D, PairWrap Wrap, bool Cone>
@@ -77,18 +79,26 @@ class PairPass {
     std::uint64_t count;
     std::uint32_t root;
   };
+  // The cell's link snapshot: bit (j - run.b) of a run is set when parent[j] == R, so R is an
+  // ancestor of j (ancestors stay ancestors). While i's root is R, a link (i, j) with the bit
+  // set joins nothing and is skipped without a load; the rest take the union-find.
+  struct Snapshot {
+    std::vector<std::uint64_t> words;
+    std::uint32_t root = 0;
+  };
 
  public:
   explicit PairPass(const PairInput<Real>& in) : in_(in) {}
 
   void run(std::size_t b, std::size_t e, PairSums& out) const {
     PairRun<Real> runs[kMaxPairRuns];
-    int nruns = 0;
+    int nruns = 0, own = 0;
     std::uint32_t cur = std::numeric_limits<std::uint32_t>::max();
     int cc[3] = {0, 0, 0};
     Focal f;
     f.cosv = P::splat(in_.cos_half_view);
     f.r2 = P::splat(in_.radius2);
+    Snapshot snap;
     for (std::size_t ii = b; ii < e; ++ii) {
       const std::uint32_t i = std::uint32_t(ii);
       const std::uint32_t cell = in_.sorted_cell[i];
@@ -96,6 +106,7 @@ class PairPass {
         cur = cell;
         decode(cell, cc);
         nruns = near_runs(cc, runs);
+        own = take_snapshot(runs, nruns, in_.start[cell], snap);
       }
       Real pi[3] = {0, 0, 0};
       for (int c = 0; c < D; ++c) {
@@ -118,12 +129,17 @@ class PairPass {
       Acc a{P::splat(std::numeric_limits<Real>::infinity()), 0, pair_root(in_.parent, i)};
       for (int r = 0; r < nruns; ++r) {
         const PairRun<Real>& run = runs[r];
-        if (run.b <= i && i < run.e) {
-          scan_any(cone, run, run.b, i, true, f, a);
-          scan_any(cone, run, i + 1, run.e, false, f, a);
+        const std::uint64_t* words = snap.words.data() + run.word0;
+        if (r == own) {
+          scan_any(cone, run, run.b, i, words, snap.root, f, a);
+          scan_any(cone, run, i + 1, run.e, nullptr, 0, f, a);
         } else {
-          scan_any(cone, run, run.b, run.e, run.e <= i, f, a);
+          scan_any(cone, run, run.b, run.e, run.e <= i ? words : nullptr, snap.root, f, a);
         }
+      }
+      if (a.root == snap.root) {  // later boids of the cell may skip their links to i
+        const std::uint32_t k = i - runs[own].b;
+        snap.words[runs[own].word0 + k / 64] |= std::uint64_t(1) << (k % 64);
       }
       Real bestr = horizontal_min(a.best);
       // Unvisited cells lie at least one edge away: search further rings only while the best
@@ -143,28 +159,54 @@ class PairPass {
   }
 
  private:
-  void scan_any(bool cone, const PairRun<Real>& run, std::uint32_t b, std::uint32_t e, bool links,
-                const Focal& f, Acc& a) const {
+  // Bits of the link snapshot for runs wholly before `first` (the cell's first boid) and for
+  // the own run (the row holding the cell, whose boids before `first` are set now and the
+  // cell's own boids as they finish). Returns the index of the own run.
+  int take_snapshot(PairRun<Real>* runs, int nruns, std::uint32_t first, Snapshot& snap) const {
+    snap.words.clear();
+    snap.root = nruns > 0 ? pair_root(in_.parent, runs[0].b) : 0;
+    int own = 0;
+    for (int r = 0; r < nruns; ++r) {
+      PairRun<Real>& run = runs[r];
+      run.word0 = std::uint32_t(snap.words.size());
+      if (run.b <= first && first < run.e) own = r;
+      if (run.b > first) continue;  // after the cell: no links from it
+      snap.words.resize(snap.words.size() + (run.e - run.b + 63) / 64, 0);
+      std::uint64_t* w = snap.words.data() + run.word0;
+      const std::uint32_t end = std::min(run.e, first);
+      for (std::uint32_t j = run.b; j < end; ++j) {
+        const std::uint32_t k = j - run.b;
+        w[k / 64] |= std::uint64_t(in_.parent[j].load(std::memory_order_relaxed) == snap.root)
+                     << (k % 64);
+      }
+    }
+    return own;
+  }
+
+  // links: the run's snapshot words when [b, e) lies before i (each pair is linked from its
+  // later boid), else nullptr.
+  void scan_any(bool cone, const PairRun<Real>& run, std::uint32_t b, std::uint32_t e,
+                const std::uint64_t* links, std::uint32_t snap_root, const Focal& f, Acc& a) const {
     if (b >= e) return;
     if constexpr (!Cone) cone = false;  // lets the compiler drop the view-test scans
     if constexpr (Wrap == PairWrap::shift) {
       if (run.shifted) {
         if (cone)
-          scan<true, true>(run, b, e, links, f, a);
+          scan<true, true>(run, b, e, links, snap_root, f, a);
         else
-          scan<false, true>(run, b, e, links, f, a);
+          scan<false, true>(run, b, e, links, snap_root, f, a);
         return;
       }
     }
     if (cone)
-      scan<true, false>(run, b, e, links, f, a);
+      scan<true, false>(run, b, e, links, snap_root, f, a);
     else
-      scan<false, false>(run, b, e, links, f, a);
+      scan<false, false>(run, b, e, links, snap_root, f, a);
   }
 
   template <bool ConeOn, bool Shifted>
-  void scan(const PairRun<Real>& run, std::uint32_t b, std::uint32_t e, bool links, const Focal& f,
-            Acc& a) const {
+  void scan(const PairRun<Real>& run, std::uint32_t b, std::uint32_t e, const std::uint64_t* links,
+            std::uint32_t snap_root, const Focal& f, Acc& a) const {
     const B inf = P::splat(std::numeric_limits<Real>::infinity());
     [[maybe_unused]] B sh[3];
     if constexpr (Shifted) {
@@ -184,7 +226,6 @@ class PairPass {
       a.best = P::min(a.best, d2);
       const M inside = d2 < f.r2;
       std::uint64_t in_bits = P::bits(inside);
-      if (!in_bits) continue;
       std::uint64_t seen = in_bits;
       if constexpr (ConeOn) {
         B dot = d[0] * f.v[0];  // the model's view test (core/model.hpp), lane by lane
@@ -193,9 +234,13 @@ class PairPass {
       }
       a.count += std::uint64_t(std::popcount(seen));
       if (!links) continue;
-      for (; in_bits; in_bits &= in_bits - 1) {
-        const std::uint32_t j = q + std::uint32_t(std::countr_zero(in_bits));
-        // parent[j] == an ancestor of i: already one set (ancestors stay ancestors).
+      std::uint64_t need = in_bits;
+      if (a.root == snap_root) {  // q - run.b is a multiple of W: the lanes share one word
+        const std::uint32_t k = q - run.b;
+        need &= ~(links[k / 64] >> (k % 64));
+      }
+      for (; need; need &= need - 1) {
+        const std::uint32_t j = q + std::uint32_t(std::countr_zero(need));
         if (in_.parent[j].load(std::memory_order_relaxed) == a.root) continue;
         const std::uint32_t rj = pair_root(in_.parent, j);
         if (rj == a.root) continue;
