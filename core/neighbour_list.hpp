@@ -14,9 +14,7 @@
 #pragma once
 
 #include <algorithm>
-#include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <vector>
 
 #include "core/model.hpp"
@@ -65,38 +63,9 @@ inline void offer(const ModelParams<Real>& m, const KindParams<Real>& kp, const 
   out.push_back(nb);
 }
 
-/// Step 2 while gathering, for the grid engine: the k nearest visible candidates seen so far,
-/// kept sorted by (|d|^2, id) in a small array. A candidate farther than the k-th (bound())
-/// is dropped before its view test, so most of the stencil costs one comparison. Keeps the
-/// same set as select() on the full list, because (|d|^2, id) orders the candidates totally.
-template <class Real>
-struct KBest {
-  std::vector<Neighbour<Real>> nb;
-  std::size_t k = 0;
-  void reset(std::size_t topo_k) {
-    k = topo_k;
-    nb.clear();
-  }
-  /// Candidates with |d|^2 above this cannot enter.
-  Real bound() const {
-    return nb.size() < k ? std::numeric_limits<Real>::infinity() : nb.back().dist2;
-  }
-  void offer(const Neighbour<Real>& x) {
-    if (nb.size() == k) {
-      const Neighbour<Real>& w = nb.back();
-      if (x.dist2 > w.dist2 || (x.dist2 == w.dist2 && x.id > w.id)) return;
-      nb.pop_back();
-    }
-    std::size_t at = nb.size();
-    while (at > 0 &&
-           (x.dist2 < nb[at - 1].dist2 || (x.dist2 == nb[at - 1].dist2 && x.id < nb[at - 1].id)))
-      --at;
-    nb.insert(nb.begin() + std::ptrdiff_t(at), x);
-  }
-};
-
-/// Topological k up to which the grid engine selects while gathering (KBest); beyond it an
-/// insertion costs more than the partial sort of select().
+/// Topological k up to which the grid engine keeps the k nearest while gathering
+/// (parallel/list_gather.hpp); beyond it an insertion costs more than the partial sort of
+/// select().
 inline constexpr std::int32_t kMaxKBest = 32;
 
 /// Steps 2-3: keeps the topo_k nearest (all when topo_k = 0) and sorts them by id.
@@ -109,8 +78,17 @@ inline void select(std::int32_t topo_k, std::vector<Neighbour<Real>>& nb) {
     std::nth_element(nb.begin(), nb.begin() + (topo_k - 1), nb.end(), nearer);
     nb.resize(std::size_t(topo_k));
   }
-  std::sort(nb.begin(), nb.end(),
-            [](const Neighbour<Real>& a, const Neighbour<Real>& b) { return a.id < b.id; });
+  if (nb.size() > 32) {
+    std::sort(nb.begin(), nb.end(),
+              [](const Neighbour<Real>& a, const Neighbour<Real>& b) { return a.id < b.id; });
+    return;
+  }
+  for (std::size_t a = 1; a < nb.size(); ++a) {  // a handful (topological k): insertion sort
+    const Neighbour<Real> x = nb[a];
+    std::size_t at = a;
+    for (; at > 0 && x.id < nb[at - 1].id; --at) nb[at] = nb[at - 1];
+    nb[at] = x;
+  }
 }
 
 /// Everything after the candidates for the kind-0 boid in slot i of `in`: selection, then the

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <type_traits>
 #include <vector>
 
 #include "core/neighbour_list.hpp"
+#include "parallel/list_gather.hpp"
 
 namespace boids {
 namespace {
@@ -15,13 +15,9 @@ namespace {
 // distances of a chunk of candidates computed first in a loop the compiler vectorises
 // (this file is compiled with -fno-trapping-math, parallel/CMakeLists.txt). Every slot in the
 // cells holds a kind-0 boid.
-//
-// Out is a std::vector of every visible candidate, or an nlist::KBest that keeps only the k
-// nearest: then a candidate farther than its current k-th is dropped after one comparison.
-template <class Real, int D, bool Wrap, class Out>
+template <class Real, int D, bool Wrap>
 void gather_runs(const ModelParams<Real>& m, const BoidStore<Real>& s, std::uint32_t i,
-                 const CandidateRun<Real>* runs, int nr, Out& out) {
-  constexpr bool kbest = !std::is_same_v<Out, std::vector<nlist::Neighbour<Real>>>;
+                 const CandidateRun<Real>* runs, int nr, std::vector<nlist::Neighbour<Real>>& out) {
   constexpr std::uint32_t kChunk = 64;
   const KindParams<Real>& kp = m.kind[0];
   Real pi[3] = {0, 0, 0}, vi[3] = {0, 0, 0}, vi2 = 0;
@@ -56,10 +52,7 @@ void gather_runs(const ModelParams<Real>& m, const BoidStore<Real>& s, std::uint
         for (int c = 0; c < D; ++c) x += dd[c][q] * dd[c][q];
         d2[q] = x;
       }
-      Real bound = kp.radius2;  // (KBest: the k-th nearest's |d|^2 once k are found)
-      if constexpr (kbest) bound = std::min(bound, out.bound());
       for (std::uint32_t q = 0; q < len; ++q) {
-        if (!(d2[q] <= bound)) continue;
         if (!(d2[q] < kp.radius2) || s0 + q == i) continue;
         if (cone) {
           Real dot = 0;
@@ -71,12 +64,7 @@ void gather_runs(const ModelParams<Real>& m, const BoidStore<Real>& s, std::uint
         nb.dist2 = d2[q];
         nb.id = s.id[s0 + q];
         nb.slot = s0 + q;
-        if constexpr (kbest) {
-          out.offer(nb);
-          bound = std::min(kp.radius2, out.bound());
-        } else {
-          out.push_back(nb);
-        }
+        out.push_back(nb);
       }
     }
   }
@@ -85,10 +73,25 @@ void gather_runs(const ModelParams<Real>& m, const BoidStore<Real>& s, std::uint
 template <class Real, int D>
 void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const GridView<Real>& g,
                const BoidStore<Real>& in, BoidStore<Real>& out, Executor& ex) {
+  // Topological k up to kMaxKBest: the per-ISA gather keeps the k nearest as it goes
+  // (parallel/list_gather.hpp); beyond, every visible candidate and a partial sort.
+  const bool select_early = m.list.topo_k > 0 && m.list.topo_k <= nlist::kMaxKBest;
+  list_detail::GatherInput<Real> gin;
+  for (int c = 0; c < D; ++c) {
+    gin.p[c] = in.p[c].data();
+    gin.v[c] = in.v[c].data();
+  }
+  gin.id = in.id.data();
+  gin.size = m.size;
+  gin.inv_size = m.inv_size;
+  gin.radius2 = m.kind[0].radius2;
+  gin.cos_half_view = m.kind[0].cos_half_view;
+  gin.full_view = m.kind[0].full_view;
+  const list_detail::GatherFn<Real> gather =
+      list_detail::select_gather_fn<Real>(D, m.boundary == Boundary::wrap);
   ex.parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
     std::vector<nlist::Neighbour<Real>> list;
-    nlist::KBest<Real> kbest;
-    const bool select_early = m.list.topo_k > 0 && m.list.topo_k <= nlist::kMaxKBest;
+    std::vector<nlist::Neighbour<Real>> best(select_early ? std::size_t(m.list.topo_k) : 1);
     CandidateRun<Real> runs[kMaxRuns];
     for (std::size_t row = b; row < e; ++row) {
       const std::uint32_t c0 = std::uint32_t(row) * std::uint32_t(g.n[0]);
@@ -98,12 +101,10 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
         const int nr = cell_runs(g, cell, runs);
         for (std::uint32_t i = first; i < last; ++i) {
           if (select_early) {
-            kbest.reset(std::size_t(m.list.topo_k));
-            if (m.boundary == Boundary::wrap)
-              gather_runs<Real, D, true>(m, in, i, runs, nr, kbest);
-            else
-              gather_runs<Real, D, false>(m, in, i, runs, nr, kbest);
-            nlist::finish_from_list<Real, D>(m, ctx, in, i, kbest.nb, out, i);
+            int found = 0;
+            gather(gin, i, runs, nr, m.list.topo_k, best.data(), &found);
+            list.assign(best.begin(), best.begin() + found);
+            nlist::finish_from_list<Real, D>(m, ctx, in, i, list, out, i);
             continue;
           }
           list.clear();

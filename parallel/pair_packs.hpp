@@ -1,19 +1,39 @@
-// The xsimd pack of the metrics pair pass, for metrics_pairs_sse42.cpp, _avx2.cpp and
-// _avx512.cpp, each compiled with its own -m flags (parallel/CMakeLists.txt).
+// The packs of the per-ISA units in parallel/ (the metrics pair pass, metrics_pairs_*.cpp, and
+// the topological gather, list_gather_*.cpp): a one-lane pack (B = Real, M = bool) and the
+// xsimd pack of one architecture, which its unit's -m flags enable (parallel/CMakeLists.txt).
+// In an anonymous namespace: every unit keeps its own copy.
 #pragma once
 
-#include <immintrin.h>
-
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+
 #include <xsimd/xsimd.hpp>
+#define BOIDS_PAIR_PACKS_X86 1
+#endif
 
-#include "parallel/metrics_pairs_impl.hpp"
-
-namespace boids::metrics_detail {
+namespace boids {
 namespace {
 
+template <class Real>
+struct ScalarPairPack {
+  using B = Real;
+  using M = bool;
+  static constexpr int W = 1;
+  static B loadu(const Real* p) { return *p; }
+  static B splat(Real x) { return x; }
+  static B min(B a, B b) { return b < a ? b : a; }
+  static B sqrt(B a) { return std::sqrt(a); }
+  static B select(M m, B a, B b) { return m ? a : b; }
+  static M and_(M a, M b) { return a && b; }
+  static M lane_lt(int k) { return 0 < k; }
+  static std::uint64_t bits(M m) { return m ? 1u : 0u; }
+};
+
+#if defined(BOIDS_PAIR_PACKS_X86)
 template <class Arch>
 struct SimdPairPacks {
   template <class Real>
@@ -50,5 +70,7 @@ struct SimdPairPacks {
   };
 };
 
+#endif
+
 }  // namespace
-}  // namespace boids::metrics_detail
+}  // namespace boids
