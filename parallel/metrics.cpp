@@ -1,17 +1,18 @@
 // Flock metrics (include/boids/metrics.hpp, docs/metrics.md).
 //
-// Design. The boids of the chosen kind are gathered straight from the engine's store in id
-// order (no id-order copy of the whole world). Three passes follow, each over FIXED blocks of
-// kBlock boids whose partial sums are combined in block order, so no result depends on the
-// thread count or on how the executor splits the loop:
-//   A. id order: speeds, unit velocities and the centre sums (circular under `wrap`, with a
+// Design. The boids of the chosen kind are copied straight from the engine's store, in its
+// own slot order (sequential reads; no id-order copy of the world). Every sum is taken in
+// 128-bit fixed point (FixedSum, parallel/metrics_pairs.hpp): integer additions, exact in any
+// order, so no result depends on the slot order, the engine, the thread count or how the
+// executor splits a loop. Three passes over blocks of kBlock boids follow:
+//   A. speeds, unit velocities and the centre sums (circular under `wrap`, with a
 //      table-and-series sine and cosine: a fixed sequence of correctly rounded operations);
-//   B. id order: the angular momentum sum r_hat x v_hat about that centre;
+//   B. the angular momentum sum r_hat x v_hat about that centre;
 //   C. cell order: a private cell list (cells of edge >= the radius, boids counting-sorted by
-//      cell, stable in id order) and the pair pass (parallel/metrics_pairs.hpp, compiled per
-//      instruction set): every boid's neighbour count (radius, view cone, with the model's own
-//      arithmetic in the world's precision), its nearest same-kind neighbour and the cluster
-//      links fed to a lock-free union-find.
+//      cell) and the pair pass (parallel/metrics_pairs.hpp, compiled per instruction set):
+//      every boid's neighbour count (radius, view cone, with the model's own arithmetic in the
+//      world's precision), its nearest same-kind neighbour and the cluster links fed to a
+//      lock-free union-find.
 // The union-find links the larger root under the smaller with a compare-and-swap; whatever
 // order the links arrive in, the final partition is the connected components of the link
 // graph, which is unique, so the cluster count and the largest size are exact and
@@ -76,16 +77,16 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
   const auto* engine = dynamic_cast<const EngineT<Real>*>(&engine_of(world));
   if (!engine) throw Error("metrics: the world's precision does not match its engine");
   const BoidStore<Real>& store = engine->slots();
-  const std::uint32_t* slot_of = engine->rank_slots();  // nullptr: slots are in id order
   const std::size_t total = store.n;
-  // Gather the kind's boids in id order: count per block of id ranks, then copy.
+  // Gather the kind's boids in the store's own slot order (sequential reads; every sum below
+  // is exact in fixed point, so the order cannot change a bit): count per block, then copy.
   const std::size_t gblocks = (total + kBlock - 1) / kBlock;
   s.offset.assign(gblocks + 1, 0);
   ex.parallel_for(gblocks, 1, [&](std::size_t b0, std::size_t b1) {
     for (std::size_t b = b0; b < b1; ++b) {
       std::uint32_t k = 0;
       for (std::size_t r = b * kBlock; r < std::min(total, (b + 1) * kBlock); ++r)
-        k += store.kind[slot_of ? slot_of[r] : r] == kind;
+        k += store.kind[r] == kind;
       s.offset[b + 1] = k;
     }
   });
@@ -100,8 +101,7 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
   ex.parallel_for(gblocks, 1, [&](std::size_t b0, std::size_t b1) {
     for (std::size_t b = b0; b < b1; ++b) {
       std::size_t o = s.offset[b];
-      for (std::size_t r = b * kBlock; r < std::min(total, (b + 1) * kBlock); ++r) {
-        const std::size_t slot = slot_of ? slot_of[r] : r;
+      for (std::size_t slot = b * kBlock; slot < std::min(total, (b + 1) * kBlock); ++slot) {
         if (store.kind[slot] != kind) continue;
         for (int c = 0; c < D; ++c) {
           s.p[c][o] = store.p[c][slot];
@@ -138,19 +138,19 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
         s2 += v[c] * v[c];
       }
       const double sp = std::sqrt(s2);
-      q.speed += sp;
+      q.speed += fixed_value(sp);
       if (!(sp > 0)) continue;
       q.moving += 1;
       for (int c = 0; c < D; ++c) {
-        q.vhat[c] += v[c] / sp;
+        q.vhat[c] += fixed_unit(v[c] / sp);
         const double x = double(s.p[c][i]);
         if (wrap) {
           double sn, cs;
           sincos_turn(x / def.size, &sn, &cs);
-          q.centre_a[c] += sn;
-          q.centre_b[c] += cs;
+          q.centre_a[c] += fixed_unit(sn);
+          q.centre_b[c] += fixed_unit(cs);
         } else {
-          q.centre_a[c] += x;
+          q.centre_a[c] += fixed_value(x);
         }
       }
     }
@@ -171,17 +171,20 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
   }
   for (int c = D; c < 3; ++c) t.lo[c] = t.hi[c] = 0;
   m.moving = t.moving;
-  m.mean_speed = t.speed / double(n);
+  m.mean_speed = double(t.speed) / kValueScale / double(n);
   double centre[3] = {0, 0, 0};
   if (t.moving > 0) {
     double pol2 = 0;
     for (int c = 0; c < D; ++c) {
-      pol2 += t.vhat[c] * t.vhat[c];
+      const double vh = double(t.vhat[c]) / kUnitScale;
+      pol2 += vh * vh;
       if (wrap) {
-        double a = std::atan2(t.centre_a[c], t.centre_b[c]) / kTwoPi * def.size;
+        double a =
+            std::atan2(double(t.centre_a[c]) / kUnitScale, double(t.centre_b[c]) / kUnitScale) /
+            kTwoPi * def.size;
         centre[c] = a < 0 ? a + def.size : a;
       } else {
-        centre[c] = t.centre_a[c] / double(t.moving);
+        centre[c] = double(t.centre_a[c]) / kValueScale / double(t.moving);
       }
     }
     m.polarization = std::min(1.0, std::sqrt(pol2) / double(t.moving));
@@ -202,17 +205,19 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
         }
         if (!(v2 > 0) || !(r2 > 0)) continue;
         const double inv = 1.0 / (std::sqrt(v2) * std::sqrt(r2));
-        q.mom[2] += (r[0] * v[1] - r[1] * v[0]) * inv;
+        q.mom[2] += fixed_unit((r[0] * v[1] - r[1] * v[0]) * inv);
         if (D == 3) {
-          q.mom[0] += (r[1] * v[2] - r[2] * v[1]) * inv;
-          q.mom[1] += (r[2] * v[0] - r[0] * v[2]) * inv;
+          q.mom[0] += fixed_unit((r[1] * v[2] - r[2] * v[1]) * inv);
+          q.mom[1] += fixed_unit((r[2] * v[0] - r[0] * v[2]) * inv);
         }
       }
     });
-    double mom[3] = {0, 0, 0};
+    FixedSum momf[3] = {0, 0, 0};
     for (const Partial& q : s.part) {
-      for (int c = 0; c < 3; ++c) mom[c] += q.mom[c];
+      for (int c = 0; c < 3; ++c) momf[c] += q.mom[c];
     }
+    double mom[3];
+    for (int c = 0; c < 3; ++c) mom[c] = double(momf[c]) / kUnitScale;
     m.milling = std::min(
         1.0, std::sqrt(mom[0] * mom[0] + mom[1] * mom[1] + mom[2] * mom[2]) / double(t.moving));
   }
@@ -283,14 +288,14 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
   sums.assign(nblocks, PairSums{});
   blocks([&](std::size_t b, std::size_t i0, std::size_t i1) { pairs(in, i0, i1, sums[b]); });
   std::uint64_t neighbours = 0, nnd_count = 0;
-  double nnd = 0;
+  FixedSum nnd = 0;
   for (const PairSums& q : sums) {
     neighbours += q.neighbours;
     nnd += q.nnd;
     nnd_count += q.nnd_count;
   }
   m.mean_neighbours = double(neighbours) / double(n);
-  m.mean_nnd = nnd_count > 0 ? nnd / double(nnd_count) : 0.0;
+  m.mean_nnd = nnd_count > 0 ? double(nnd) / kValueScale / double(nnd_count) : 0.0;
   // Components: roots have parent[x] == x.
   s.size.assign(n, 0);
   std::uint32_t largest = 0;

@@ -46,9 +46,24 @@ struct PairInput {
   std::atomic<std::uint32_t>* parent = nullptr;  ///< the union-find over cell-order indices
 };
 
+/// A sum in 128-bit fixed point: integer additions, so the same bits in any order.
+__extension__ typedef __int128 FixedSum;
+/// Scales of the fixed-point sums: terms of magnitude <= 1 (unit vectors, sines; one 64-bit
+/// conversion each) and other values (speeds, positions, distances; clamped to +-2^50, then
+/// whole and fractional parts converted apart), so up to 2^37 terms fit in 127 bits.
+inline constexpr double kUnitScale = 0x1p62, kValueScale = 0x1p40, kValueClamp = 0x1p50;
+inline FixedSum fixed_unit(double x) { return FixedSum(std::int64_t(x * kUnitScale)); }
+inline FixedSum fixed_value(double x) {
+  x = x < -kValueClamp ? -kValueClamp : x > kValueClamp ? kValueClamp : x;
+  const std::int64_t whole = std::int64_t(x);         // toward zero
+  const double frac = x - double(whole);              // exact: |x| < 2^52
+  return FixedSum(whole) * (std::int64_t(1) << 40) +  // kValueScale
+         FixedSum(std::int64_t(frac * kValueScale));
+}
+
 /// Sums of one block of boids.
 struct PairSums {
-  double nnd = 0;
+  FixedSum nnd = 0;  ///< fixed_value of each boid's nearest distance
   std::uint64_t neighbours = 0, nnd_count = 0;
 };
 

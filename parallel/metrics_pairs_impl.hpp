@@ -152,7 +152,7 @@ class PairPass {
       }
       out.neighbours += in_.topo_k > 0 ? std::min(a.count, in_.topo_k) : a.count;
       if (bestr < std::numeric_limits<Real>::infinity()) {
-        out.nnd += nearest;
+        out.nnd += fixed_value(nearest);
         out.nnd_count += 1;
       }
     }
