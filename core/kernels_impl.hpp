@@ -4,9 +4,10 @@
 //
 // A pack P provides: type B (Real or an xsimd batch) and M (its mask), width W, and
 // load, loadu, storeu, splat, lane_lt (mask of lanes < k), lane_ne (all lanes but k), add_if /
-// sub_if (a +- x in the lanes of m, a unchanged elsewhere), any, sqrt, round (nearbyint), and_ and
-// store; and for the neighbour count, type K (W integer lanes), kzero, count_if (+1 in the lanes
-// of m) and ksum (the sum of K's lanes).
+// sub_if (a +- x in the lanes of m, a unchanged elsewhere), any, sqrt, round (nearbyint), and_,
+// or_, sel (m ? a : b), the comparisons < and == of B, and store; and for the neighbour count,
+// type K (W integer lanes), kzero, count_if (+1 in the lanes of m) and ksum (the sum of K's
+// lanes).
 #pragma once
 
 #include <limits>
@@ -45,14 +46,25 @@ struct Kernel {
     B vlen, cosv;  // |v_i| and cos(theta / 2), for the view cone
   };
 
+  // The closest neighbour per lane (KindParams::track_nearest, the threshold rules' closest
+  // separation): its d2 and offset. The choice is a minimum under a total order (d2, then the
+  // offset lexicographically, as accumulate_pair), so it is the same whatever lane or order a
+  // candidate comes in: one register set serves all U registers of a batch, and the lanes are
+  // combined in any order (nearest()).
+  struct Near {
+    B d2;
+    B d[D];
+  };
+
   // Candidates [lo, hi) of the row's buffer, candidate k into lane (k - lo) mod V, skipping
   // slot `self`. Loads are unaligned: one masked tail per boid costs less than aligning the
-  // start (a second partial batch). Full: no view cone.
-  template <bool Full>
+  // start (a second partial batch). Full: no view cone. TN: also track the closest neighbour.
+  template <bool Full, bool TN>
   static inline void run(const GridView<Real>& g, const Boid& me, const Real* const* bp,
                          const Real* const* bv, std::uint32_t lo, std::uint32_t hi,
-                         std::uint32_t self, Acc& acc) {
+                         std::uint32_t self, Acc& acc, Near& near) {
     Acc a = acc;  // a local copy the compiler keeps in registers (the reference would spill)
+    [[maybe_unused]] Near nr = near;
     const B r2 = P::splat(g.kp.radius2);
     const B rs2 = P::splat(g.kp.sep_radius2);
     const B zero = P::splat(Real(0));
@@ -83,6 +95,18 @@ struct Kernel {
         if (hi - o < std::uint32_t(W)) m = P::and_(m, P::lane_lt(int(hi - o)));
         if (self - o < std::uint32_t(W)) m = P::and_(m, P::lane_ne(int(self - o)));
         a.k[u] = P::count_if(a.k[u], m);
+        if constexpr (TN) {
+          M take = P::and_(m, d2 < nr.d2);
+          const M tie = P::and_(m, d2 == nr.d2);
+          if (P::any(tie)) {  // equal d2: the lexicographically smaller offset (rare)
+            M lt = d[D - 1] < nr.d[D - 1];
+            for (int c = D - 2; c >= 0; --c)
+              lt = P::or_(d[c] < nr.d[c], P::and_(d[c] == nr.d[c], lt));
+            take = P::or_(take, P::and_(tie, lt));
+          }
+          nr.d2 = P::sel(take, d2, nr.d2);
+          for (int c = 0; c < D; ++c) nr.d[c] = P::sel(take, d[c], nr.d[c]);
+        }
         for (int c = 0; c < D; ++c) {
           a.d[c][u] = P::add_if(a.d[c][u], m, d[c]);
           a.v[c][u] = P::add_if(a.v[c][u], m, P::loadu(bv[c] + o));
@@ -99,6 +123,28 @@ struct Kernel {
       }
     }
     acc = a;
+    if constexpr (TN) near = nr;
+  }
+
+  // The closest of the lanes' closest neighbours into s.near_d2 / s.near_d.
+  static inline void nearest(const Near& nr, FlockSums<Real>& s) {
+    alignas(64) Real d2[W];
+    alignas(64) Real d[D][W];
+    P::store(d2, nr.d2);
+    for (int c = 0; c < D; ++c) P::store(d[c], nr.d[c]);
+    for (int l = 0; l < W; ++l) {
+      bool take = d2[l] < s.near_d2;
+      for (int c = 0; c < D && !take && d2[l] == s.near_d2; ++c) {
+        if (d[c][l] != s.near_d[c]) {
+          take = d[c][l] < s.near_d[c];
+          break;
+        }
+      }
+      if (take) {
+        s.near_d2 = d2[l];
+        for (int c = 0; c < D; ++c) s.near_d[c] = d[c][l];
+      }
+    }
   }
 
   // The fixed pairwise tree over the V virtual lanes, for all Q = 3D vector sums at once (the
@@ -257,6 +303,7 @@ struct Kernel {
       for (std::size_t j = total; j < total + V; ++j) bv[c][j] = Real(0);
     }
     const std::uint32_t row_first = g.cell_start[row * std::uint32_t(n0)];
+    const bool track = g.kp.track_nearest;
     for (int x = 0; x < n0; ++x) {
       const std::uint32_t cell = row * std::uint32_t(n0) + std::uint32_t(x);
       const std::uint32_t first = g.cell_start[cell], last = g.cell_start[cell + 1];
@@ -280,13 +327,22 @@ struct Kernel {
           a.k[u] = P::kzero();
           for (int c = 0; c < D; ++c) a.d[c][u] = a.v[c][u] = a.s[c][u] = P::splat(Real(0));
         }
+        Near closest;
+        closest.d2 = P::splat(std::numeric_limits<Real>::infinity());
+        for (int c = 0; c < D; ++c) closest.d[c] = P::splat(Real(0));
         // The naive stepper ignores the view cone of a boid at rest; so do we.
-        if (FV || !(vi_len > Real(0)))
-          run<true>(g, me, bp, bv, lo, hi, self, a);
+        const bool full = FV || !(vi_len > Real(0));
+        if (full && !track)
+          run<true, false>(g, me, bp, bv, lo, hi, self, a, closest);
+        else if (!track)
+          run<false, false>(g, me, bp, bv, lo, hi, self, a, closest);
+        else if (full)
+          run<true, true>(g, me, bp, bv, lo, hi, self, a, closest);
         else
-          run<false>(g, me, bp, bv, lo, hi, self, a);
+          run<false, true>(g, me, bp, bv, lo, hi, self, a, closest);
         FlockSums<Real>& s = out[i - row_first];
         s = FlockSums<Real>{};  // the buffer is reused: fields we do not sum keep defaults
+        if (track) nearest(closest, s);
         Real r[Q];
         s.k = std::int32_t(reduce(a, r));  // at most the row's candidates: fits
         for (int c = 0; c < D; ++c) {
@@ -300,8 +356,9 @@ struct Kernel {
   }
 };
 
-// finish_boid()'s plain path (model.hpp: flock_force, integrate, move with the speed limits)
-// over W boids at once. Every operation and its order are those of the scalar code; its
+// finish_boid()'s plain path (model.hpp: flock_force, integrate, move with the speed limits),
+// or with FinishView::abm the abm profile's (abm_update, move without limits), over W boids at
+// once. Every operation and its order are those of the scalar code; its
 // branches become selects (a lane not taking a branch keeps its value exactly). Needs a pack
 // with sel (m ? a : b), floor and sqrt.
 template <class P, class Real, int D, Boundary BND>
@@ -320,6 +377,9 @@ struct Finish {
     const B dt = P::splat(f.dt), size = P::splat(f.size), inv_size = P::splat(f.inv_size);
     const B two_size = P::splat(Real(2) * f.size), minus_one = P::splat(Real(-1));
     const B below_size = P::splat(std::nextafter(f.size, Real(0)));
+    const bool bo = f.behaviour_order;  // (0 + separation): behaviour_finish's first addition
+    const bool abm = f.abm;
+    const B two = P::splat(Real(2)), inv_speed = P::splat(Real(1) / kp.max_speed);
     for (std::uint32_t b = 0; b < count; b += W) {
       const std::uint32_t n = count - b < std::uint32_t(W) ? count - b : std::uint32_t(W);
       // AoS sums and the slots' state into lanes; a short last batch repeats its last boid.
@@ -337,36 +397,56 @@ struct Finish {
         }
       }
       const B kk = P::load(t[0]);
-      B p[D], v[D], force[D];
-      // flock_force: zero without neighbours.
+      B p[D], v[D], nv[D];
       const M has = kk > zero;
-      const B inv_k = one / P::sel(has, kk, one);
+      const B inv_k = one / P::sel(has, kk, one);  // also abm_update's 1 / max(k, 1)
       for (int c = 0; c < D; ++c) {
         p[c] = P::load(t[1 + 3 * D + c]);
         v[c] = P::load(t[1 + 4 * D + c]);
-        const B coh = P::load(t[1 + c]) * inv_k;
-        const B ali = P::load(t[1 + D + c]) * inv_k - v[c];
-        force[c] = P::sel(has, w_sep * P::load(t[1 + 2 * D + c]) + w_ali * ali + w_coh * coh, zero);
       }
-      // integrate: the force clamp, then the velocity.
-      B f2 = zero;
-      for (int c = 0; c < D; ++c) f2 = f2 + force[c] * force[c];
-      const M clamp = f2 > max_force2;
-      const B fscale = max_force / P::sqrt(f2);
-      B nv[D];
-      for (int c = 0; c < D; ++c) {
-        force[c] = P::sel(clamp, force[c] * fscale, force[c]);
-        nv[c] = v[c] + force[c] * dt;
+      if (abm) {
+        // abm_update (core/vehicles.hpp): v' = normalize((v / speed + coh + sep + match) / 2)
+        // * speed, or v / speed * speed when that is zero; no speed limits.
+        B n2 = zero;
+        for (int c = 0; c < D; ++c) {
+          const B coh = P::load(t[1 + c]) * inv_k * w_coh;
+          const B sep = P::load(t[1 + 2 * D + c]) * inv_k * w_sep;
+          const B mat = P::load(t[1 + D + c]) * inv_speed * inv_k * w_ali;
+          nv[c] = (v[c] * inv_speed + coh + sep + mat) / two;
+          n2 = n2 + nv[c] * nv[c];
+        }
+        const B len = P::sqrt(n2);
+        const M pos = len > zero;
+        const B inv = one / len;
+        for (int c = 0; c < D; ++c) nv[c] = P::sel(pos, nv[c] * inv, v[c] * inv_speed) * max_speed;
+      } else {
+        // flock_force: zero without neighbours.
+        B force[D];
+        for (int c = 0; c < D; ++c) {
+          const B coh = P::load(t[1 + c]) * inv_k;
+          const B ali = P::load(t[1 + D + c]) * inv_k - v[c];
+          const B sep = w_sep * P::load(t[1 + 2 * D + c]);
+          force[c] = P::sel(has, (bo ? zero + sep : sep) + w_ali * ali + w_coh * coh, zero);
+        }
+        // integrate: the force clamp, then the velocity.
+        B f2 = zero;
+        for (int c = 0; c < D; ++c) f2 = f2 + force[c] * force[c];
+        const M clamp = f2 > max_force2;
+        const B fscale = max_force / P::sqrt(f2);
+        for (int c = 0; c < D; ++c) {
+          force[c] = P::sel(clamp, force[c] * fscale, force[c]);
+          nv[c] = v[c] + force[c] * dt;
+        }
+        // move: the speed limits (max first, else min for a moving boid), then the position.
+        B s2 = zero;
+        for (int c = 0; c < D; ++c) s2 = s2 + nv[c] * nv[c];
+        const B sp = P::sqrt(s2);
+        const M fast = sp > max_speed;
+        const M slow = P::and_(sp > zero, sp < min_speed);
+        const B up = max_speed / sp, down = min_speed / sp;
+        for (int c = 0; c < D; ++c)
+          nv[c] = P::sel(fast, nv[c] * up, P::sel(slow, nv[c] * down, nv[c]));
       }
-      // move: the speed limits (max first, else min for a moving boid), then the position.
-      B s2 = zero;
-      for (int c = 0; c < D; ++c) s2 = s2 + nv[c] * nv[c];
-      const B sp = P::sqrt(s2);
-      const M fast = sp > max_speed;
-      const M slow = P::and_(sp > zero, sp < min_speed);
-      const B up = max_speed / sp, down = min_speed / sp;
-      for (int c = 0; c < D; ++c)
-        nv[c] = P::sel(fast, nv[c] * up, P::sel(slow, nv[c] * down, nv[c]));
       B x[D];
       for (int c = 0; c < D; ++c) {
         x[c] = p[c] + nv[c] * dt;

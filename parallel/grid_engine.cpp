@@ -1,10 +1,12 @@
 // The grid engine. One step:
 //
 //   cells_.build(s_ -> in_)      cell list + gather into cell order (parallel/cell_list.hpp)
-//   ctx = prepare_step(in_)      serial, once, on the canonical cell order
+//   ctx = prepare_step(in_)      once, on the canonical cell order; the predators' views of
+//                                the prey in parallel
 //   for each x-row of cells      row kernel sums for the row's boids (core/kernels.hpp), then
-//     (parallel):                the finish (FinishRow in SIMD batches when no behaviour is
-//                                active, else finish_boid per boid), into s_ at the same slot
+//     (parallel):                the finish (FinishRow in SIMD batches when no behaviour acts
+//                                on kind 0 but the prey's, those that see a predator again by
+//                                finish_boid; else finish_boid per boid), into s_, same slot
 //   kinds 1/2 (parallel):        their own kind through a KindGrid (core/kind_grid.hpp) of
 //                                slots [boid_end, n), accumulate_pair in slot order
 //
@@ -18,6 +20,7 @@
 #include <bit>
 #include <vector>
 
+#include "core/behaviour_kinds.hpp"
 #include "core/cluster_kernels.hpp"
 #include "core/kernels.hpp"
 #include "core/kind_grid.hpp"
@@ -317,7 +320,15 @@ class GridEngine final : public EngineT<Real> {
   void step_once() {
     build_cells();
     id_order_ = false;
-    const StepContext<Real> ctx = prepare_step(m_, in_, steps_, def_.seed);
+    const StepContext<Real> ctx = prepare_step<Real>(
+        m_, in_, steps_, def_.seed,
+        [this](std::size_t n, const std::function<void(std::size_t, std::size_t)>& f) {
+          ex_->parallel_for(n, 8, f);
+        },
+        [this](const Real* p, double reach,
+               std::vector<std::pair<std::uint32_t, std::uint32_t>>& out) {
+          near_slots(p, reach, out);
+        });
     const GridView<Real> g = cells_.view(in_, m_);
     if (m_.list.active) {  // topological neighbours, the couzin profile
       list_step<Real>(m_, ctx, g, in_, s_, *ex_);
@@ -325,10 +336,19 @@ class GridEngine final : public EngineT<Real> {
       return;
     }
     // Without behaviours the cells' boids (all kind 0) finish in SIMD batches, bit-identical
-    // to finish_boid; the scalar path and the behaviour path finish boid by boid.
-    const FinishRow<Real> fin =
-        ctx.beh.active ? nullptr : select_finish_row<Real>(isa_, m_.dims, m_.boundary);
+    // to finish_boid; so do they when the prey's terms are kind 0's only behaviour, summing
+    // the force in behaviour order, and then the prey that see a predator finish again, one
+    // by one, on the behaviour path. Otherwise (and on the scalar path) boid by boid.
+    // The abm profile's kind 0 finishes in SIMD batches too where abm_update is all it does
+    // (no obstacles to push out of).
+    const bool prey_only = ctx.beh.active && beh::only_prey_terms(m_, ctx.beh);
+    const bool abm = m_.beh.profile == Profile::abm && !m_.beh.obstacles;
+    const FinishRow<Real> fin = ctx.beh.active && !prey_only && !abm
+                                    ? nullptr
+                                    : select_finish_row<Real>(isa_, m_.dims, m_.boundary);
     FinishView<Real> fv;
+    fv.behaviour_order = ctx.beh.active;
+    fv.abm = abm;
     if (fin) {
       for (int c = 0; c < 3; ++c) {
         fv.p[c] = in_.p[c].data();
@@ -349,11 +369,89 @@ class GridEngine final : public EngineT<Real> {
               s_.kind[j] = in_.kind[j];
               s_.id[j] = in_.id[j];
             }
+            if (prey_only) {
+              for (std::uint32_t j = first; j < last; ++j) {
+                Real p[3], v[3];
+                for (int c = 0; c < D; ++c) {
+                  p[c] = in_.p[c][j];
+                  v[c] = in_.v[c][j];
+                }
+                if (beh::sees_a_predator<Real, D>(m_, m_.kind[0], ctx.beh, p, v))
+                  finish<D>(ctx, j, sums[j - first]);
+              }
+            }
           } else {
             for (std::uint32_t j = first; j < last; ++j) finish<D>(ctx, j, sums[j - first]);
           }
         });
     finish_specials<D>(ctx);
+  }
+
+  // The slot ranges of the cells (kind 0) that hold every boid within `reach` of p, for the
+  // predators' view of the prey (NearSlots, core/model.hpp): the rows of cells (y, z) whose
+  // extent comes within reach (a margin wider, for rounding) of p, and in each the x-cells
+  // within the rest of the reach; cyclically when wrapping (the whole axis once when the
+  // reach spans it), clamped into the grid otherwise (whose edge cells then reach outwards
+  // without end, as the cell list clamps boids beyond them into them).
+  void near_slots(const Real* p, double reach,
+                  std::vector<std::pair<std::uint32_t, std::uint32_t>>& out) const {
+    const GridPlan& g = cells_.plan();
+    const std::uint32_t* cs = cells_.cell_start();
+    const bool wrap = g.wrap != WrapMode::none;
+    const double r = reach * 1.0001 + 1e-6 * def_.size;
+    long lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    bool whole[3] = {true, true, true};
+    auto cell = [&](int c, double x) {
+      return long(std::clamp(std::floor((x - g.lo[c]) * g.inv_cell[c]), -4e9, 4e9));
+    };
+    for (int c = 0; c < g.dims; ++c) {
+      const long n = g.n[c];
+      lo[c] = cell(c, double(p[c]) - r);
+      hi[c] = cell(c, double(p[c]) + r);
+      whole[c] = wrap && hi[c] - lo[c] + 1 >= n;
+      if (whole[c]) lo[c] = 0, hi[c] = n - 1;
+      if (!wrap) lo[c] = std::clamp(lo[c], 0L, n - 1), hi[c] = std::clamp(hi[c], 0L, n - 1);
+    }
+    // Distance along axis c from p to cell u (unwrapped index) of it.
+    auto gap = [&](int c, long u) {
+      if (whole[c] || c >= g.dims) return 0.0;
+      const double e = 1.0 / g.inv_cell[c];
+      const double below = g.lo[c] + double(u) * e, above = below + e;
+      double d = 0;
+      if (double(p[c]) < below && (wrap || u > 0)) d = below - double(p[c]);
+      if (double(p[c]) > above && (wrap || u < g.n[c] - 1)) d = double(p[c]) - above;
+      return d;
+    };
+    auto wrapped = [&](int c, long u) { return std::uint32_t(((u % g.n[c]) + g.n[c]) % g.n[c]); };
+    const std::uint32_t n0 = std::uint32_t(g.n[0]), n1 = std::uint32_t(g.n[1]);
+    for (long z = lo[2]; z <= hi[2]; ++z) {
+      const double hz = gap(2, z);
+      if (hz > r) continue;
+      for (long y = lo[1]; y <= hi[1]; ++y) {
+        const double hy = gap(1, y);
+        const double rest2 = r * r - hz * hz - hy * hy;
+        if (rest2 < 0) continue;
+        const std::uint32_t base = n0 * (wrapped(1, y) + n1 * wrapped(2, z));
+        long xa = lo[0], xz = hi[0];
+        if (!whole[0]) {
+          const double w = std::sqrt(rest2);
+          xa = std::max(xa, cell(0, double(p[0]) - w));
+          xz = std::min(xz, cell(0, double(p[0]) + w));
+          if (!wrap) xa = std::clamp(xa, 0L, long(n0) - 1), xz = std::clamp(xz, 0L, long(n0) - 1);
+        }
+        if (xa > xz) continue;
+        const std::uint32_t a = wrapped(0, xa), b = wrapped(0, xz);
+        auto put = [&](std::uint32_t x0, std::uint32_t x1) {
+          if (cs[base + x0] < cs[base + x1 + 1]) out.emplace_back(cs[base + x0], cs[base + x1 + 1]);
+        };
+        if (a <= b) {
+          put(a, b);
+        } else {  // across the seam
+          put(a, n0 - 1);
+          put(0, b);
+        }
+      }
+    }
   }
 
   // Kinds 1/2, after the cells' boids.
