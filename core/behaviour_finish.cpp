@@ -176,6 +176,10 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
     w.obstacle_grid.visit(
         p,
         [&](std::uint32_t k) {
+          // Neither p within avoid_distance nor the probe within half of it: no contribution.
+          if (sphere_beyond<Real, D>(m, w.spheres[k], p, b.avoid_distance) &&
+              sphere_beyond<Real, D>(m, w.spheres[k], probe, Real(0.5) * b.avoid_distance))
+            return;
           Real n[3] = {0, 0, 0}, pn[3] = {0, 0, 0};
           const Real dist = sphere_distance<Real, D>(m, w.spheres[k], p, n);
           const Real pdist = sphere_distance<Real, D>(m, w.spheres[k], probe, pn);
