@@ -26,6 +26,7 @@
 #include "core/kind_grid.hpp"
 #include "parallel/cell_list.hpp"
 #include "parallel/cluster_grid.hpp"
+#include "parallel/grid_engine_near.hpp"
 #include "parallel/list_step.hpp"
 #include "parallel/threading.hpp"
 
@@ -327,7 +328,7 @@ class GridEngine final : public EngineT<Real> {
         },
         [this](const Real* p, double reach,
                std::vector<std::pair<std::uint32_t, std::uint32_t>>& out) {
-          near_slots(p, reach, out);
+          grid_near_slots(cells_.plan(), cells_.cell_start(), def_.size, p, reach, out);
         });
     const GridView<Real> g = cells_.view(in_, m_);
     if (m_.list.active) {  // topological neighbours, the couzin profile
@@ -385,73 +386,6 @@ class GridEngine final : public EngineT<Real> {
           }
         });
     finish_specials<D>(ctx);
-  }
-
-  // The slot ranges of the cells (kind 0) that hold every boid within `reach` of p, for the
-  // predators' view of the prey (NearSlots, core/model.hpp): the rows of cells (y, z) whose
-  // extent comes within reach (a margin wider, for rounding) of p, and in each the x-cells
-  // within the rest of the reach; cyclically when wrapping (the whole axis once when the
-  // reach spans it), clamped into the grid otherwise (whose edge cells then reach outwards
-  // without end, as the cell list clamps boids beyond them into them).
-  void near_slots(const Real* p, double reach,
-                  std::vector<std::pair<std::uint32_t, std::uint32_t>>& out) const {
-    const GridPlan& g = cells_.plan();
-    const std::uint32_t* cs = cells_.cell_start();
-    const bool wrap = g.wrap != WrapMode::none;
-    const double r = reach * 1.0001 + 1e-6 * def_.size;
-    long lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-    bool whole[3] = {true, true, true};
-    auto cell = [&](int c, double x) {
-      return long(std::clamp(std::floor((x - g.lo[c]) * g.inv_cell[c]), -4e9, 4e9));
-    };
-    for (int c = 0; c < g.dims; ++c) {
-      const long n = g.n[c];
-      lo[c] = cell(c, double(p[c]) - r);
-      hi[c] = cell(c, double(p[c]) + r);
-      whole[c] = wrap && hi[c] - lo[c] + 1 >= n;
-      if (whole[c]) lo[c] = 0, hi[c] = n - 1;
-      if (!wrap) lo[c] = std::clamp(lo[c], 0L, n - 1), hi[c] = std::clamp(hi[c], 0L, n - 1);
-    }
-    // Distance along axis c from p to cell u (unwrapped index) of it.
-    auto gap = [&](int c, long u) {
-      if (whole[c] || c >= g.dims) return 0.0;
-      const double e = 1.0 / g.inv_cell[c];
-      const double below = g.lo[c] + double(u) * e, above = below + e;
-      double d = 0;
-      if (double(p[c]) < below && (wrap || u > 0)) d = below - double(p[c]);
-      if (double(p[c]) > above && (wrap || u < g.n[c] - 1)) d = double(p[c]) - above;
-      return d;
-    };
-    auto wrapped = [&](int c, long u) { return std::uint32_t(((u % g.n[c]) + g.n[c]) % g.n[c]); };
-    const std::uint32_t n0 = std::uint32_t(g.n[0]), n1 = std::uint32_t(g.n[1]);
-    for (long z = lo[2]; z <= hi[2]; ++z) {
-      const double hz = gap(2, z);
-      if (hz > r) continue;
-      for (long y = lo[1]; y <= hi[1]; ++y) {
-        const double hy = gap(1, y);
-        const double rest2 = r * r - hz * hz - hy * hy;
-        if (rest2 < 0) continue;
-        const std::uint32_t base = n0 * (wrapped(1, y) + n1 * wrapped(2, z));
-        long xa = lo[0], xz = hi[0];
-        if (!whole[0]) {
-          const double w = std::sqrt(rest2);
-          xa = std::max(xa, cell(0, double(p[0]) - w));
-          xz = std::min(xz, cell(0, double(p[0]) + w));
-          if (!wrap) xa = std::clamp(xa, 0L, long(n0) - 1), xz = std::clamp(xz, 0L, long(n0) - 1);
-        }
-        if (xa > xz) continue;
-        const std::uint32_t a = wrapped(0, xa), b = wrapped(0, xz);
-        auto put = [&](std::uint32_t x0, std::uint32_t x1) {
-          if (cs[base + x0] < cs[base + x1 + 1]) out.emplace_back(cs[base + x0], cs[base + x1 + 1]);
-        };
-        if (a <= b) {
-          put(a, b);
-        } else {  // across the seam
-          put(a, n0 - 1);
-          put(0, b);
-        }
-      }
-    }
   }
 
   // Kinds 1/2, after the cells' boids.
