@@ -5,6 +5,7 @@
 # without start-up. CPU time, not wall time: the machine is shared.
 #
 # usage: fastpath_compare.sh DIR STEPS BINARY...   (DIR from make_fastpath_scenarios.py)
+# FP_SCENARIOS="plain3d allbeh" limits the scenarios.
 set -eu
 dir=$1; steps=$2; shift 2
 cpu() {  # binary scenario steps -> CPU seconds
@@ -14,7 +15,7 @@ cpu() {  # binary scenario steps -> CPU seconds
 printf "%-14s" scenario
 for b in "$@"; do printf " %22s" "$(basename "$b") ms/step"; done
 echo
-for s in plain3d allbeh pred0 pred10k obst0 obst10k std2d abm2d_float abm2d_double abm_mason; do
+for s in ${FP_SCENARIOS:-plain3d allbeh pred0 pred10k obst0 obst10k std2d abm2d_float std2d_double abm2d_double abm_mason}; do
   [ -f "$dir/$s.toml" ] || continue
   printf "%-14s" "$s"
   for b in "$@"; do

@@ -4,8 +4,8 @@
 usage: make_fastpath_scenarios.py OUTDIR [N]
 
 N boids (default 1,000,000) at the default density 0.01 (3D) and the ABM profile's density in
-2D; pred10k and obst10k have N/100 predators resp. sphere obstacles (10,000 at 1M). Files: plain3d, allbeh, pred0, pred10k, obst0, obst10k, std2d, abm2d_float, abm2d_double,
-abm_mason (102,400 birds, L = 2400). Obstacles and predators are placed by a fixed-seed
+2D; pred10k and obst10k have N/100 predators resp. sphere obstacles (10,000 at 1M). Files: plain3d, allbeh, pred0, pred10k, obst0, obst10k, std2d, std2d_double, abm2d_float,
+abm2d_double, abm_mason (102,400 birds, L = 2400). Obstacles and predators are placed by a fixed-seed
 generator so every run sees the same world.
 """
 import math
@@ -143,6 +143,9 @@ min_speed = 1.0
 max_force = 2.0
 """
 write("std2d", base2.format(L=L2, profile="", count=n, extra=""))
+# The reference of abm2d_double: the standard 2D step in double.
+write("std2d_double", base2.format(L=L2, profile='\n[engine]\nprecision = "double"\n', count=n,
+                                   extra=""))
 for prec in ("float", "double"):
     write(f"abm2d_{prec}", base2.format(L=L2, profile='profile = "abm"\n\n[engine]\nprecision = "%s"\n' % prec,
                                          count=n, extra=abm_rules))

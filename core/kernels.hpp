@@ -170,12 +170,21 @@ struct FinishView {
   Real* v_out[3] = {nullptr, nullptr, nullptr};
   KindParams<Real> kp{};
   Real dt = 0, size = 0, inv_size = 0;
+  /// Sum the force as behaviour_finish() does, ((0 + separation) + alignment) + cohesion,
+  /// instead of flock_force()'s (separation + alignment) + cohesion (they differ only in the
+  /// sign of a zero): for the boids of a world whose behaviours leave them untouched (the
+  /// grid engine's prey that see no predator).
+  bool behaviour_order = false;
+  /// The abm profile's velocity rule (abm_update) instead of the force and speed limits: for
+  /// kind 0 of an abm world without obstacles, where it is all behaviour_finish() does.
+  bool abm = false;
 };
 
 /// finish_boid() without behaviours (flock_force, integrate, move) for slots [first, first +
 /// count), sums[k] belonging to slot first + k, several boids per SIMD batch. Bit-identical
 /// to the scalar finish_boid: the same correctly rounded operations in the same order, with
-/// selects for its branches. Only kind 0 and only when no behaviour is active.
+/// selects for its branches. Only kind 0, and only for boids no behaviour acts on (with
+/// FinishView::behaviour_order where behaviours are active for others).
 template <class Real>
 using FinishRow = void (*)(const FinishView<Real>& f, std::uint32_t first, std::uint32_t count,
                            const FlockSums<Real>* sums);
@@ -200,8 +209,9 @@ void kernel_table_avx512(KernelTable<float>& f, KernelTable<double>& d);
 
 namespace boids {
 
-/// Whether the SIMD kernels implement kind 0's pair rule: the standard model. Rules added by
-/// behaviours (linear separation, nearest-neighbour tracking) run generic_row_sums instead.
+/// Whether the cluster-pair kernels (core/cluster_kernels.hpp) implement kind 0's pair rule:
+/// the standard model. The cluster engine runs the rules added by behaviours (linear
+/// separation, nearest-neighbour tracking) on generic_row_sums instead.
 template <class Real>
 inline bool simd_pair_rule(const KindParams<Real>& kp) {
   bool standard = true;
@@ -210,12 +220,15 @@ inline bool simd_pair_rule(const KindParams<Real>& kp) {
   return standard;
 }
 
-/// Whether the row kernels (select_row_kernel) cover kind 0's pair rule: the standard one and
-/// the abm profile's linear separation (d * 1 instead of d / |d|^2, bit-identical to
-/// accumulate_pair per pair). Not yet the nearest-neighbour tracking of closest_separation.
+/// Whether the row kernels (select_row_kernel) cover kind 0's pair rule: every FlockSums rule,
+/// the standard one, the abm profile's linear separation (d * 1 instead of d / |d|^2,
+/// bit-identical to accumulate_pair per pair) and the closest-neighbour tracking of the
+/// threshold rules (the same minimum as accumulate_pair's, in any order). Each row kernel
+/// reads kp.sep_linear and kp.track_nearest from the GridView itself.
 template <class Real>
 inline bool row_simd_pair_rule(const KindParams<Real>& kp) {
-  return !kp.track_nearest;
+  (void)kp;
+  return true;
 }
 
 /// The fallback kernel for any pair rule: the model's own accumulate_pair per candidate, in

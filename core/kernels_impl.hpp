@@ -4,9 +4,10 @@
 //
 // A pack P provides: type B (Real or an xsimd batch) and M (its mask), width W, and
 // load, loadu, storeu, splat, lane_lt (mask of lanes < k), lane_ne (all lanes but k), add_if /
-// sub_if (a +- x in the lanes of m, a unchanged elsewhere), any, sqrt, round (nearbyint), and_ and
-// store; and for the neighbour count, type K (W integer lanes), kzero, count_if (+1 in the lanes
-// of m) and ksum (the sum of K's lanes).
+// sub_if (a +- x in the lanes of m, a unchanged elsewhere), any, sqrt, round (nearbyint), and_,
+// or_, sel (m ? a : b), the comparisons < and == of B, and store; and for the neighbour count,
+// type K (W integer lanes), kzero, count_if (+1 in the lanes of m) and ksum (the sum of K's
+// lanes).
 #pragma once
 
 #include <limits>
@@ -14,6 +15,7 @@
 #include <cstdint>
 
 #include "core/kernels.hpp"
+#include "core/kernels_finish_impl.hpp"
 
 namespace boids {
 // Unnamed: every instantiation below has internal linkage, so code compiled for one
@@ -45,14 +47,25 @@ struct Kernel {
     B vlen, cosv;  // |v_i| and cos(theta / 2), for the view cone
   };
 
+  // The closest neighbour per lane (KindParams::track_nearest, the threshold rules' closest
+  // separation): its d2 and offset. The choice is a minimum under a total order (d2, then the
+  // offset lexicographically, as accumulate_pair), so it is the same whatever lane or order a
+  // candidate comes in: one register set serves all U registers of a batch, and the lanes are
+  // combined in any order (nearest()).
+  struct Near {
+    B d2;
+    B d[D];
+  };
+
   // Candidates [lo, hi) of the row's buffer, candidate k into lane (k - lo) mod V, skipping
   // slot `self`. Loads are unaligned: one masked tail per boid costs less than aligning the
-  // start (a second partial batch). Full: no view cone.
-  template <bool Full>
+  // start (a second partial batch). Full: no view cone. TN: also track the closest neighbour.
+  template <bool Full, bool TN>
   static inline void run(const GridView<Real>& g, const Boid& me, const Real* const* bp,
                          const Real* const* bv, std::uint32_t lo, std::uint32_t hi,
-                         std::uint32_t self, Acc& acc) {
+                         std::uint32_t self, Acc& acc, Near& near) {
     Acc a = acc;  // a local copy the compiler keeps in registers (the reference would spill)
+    [[maybe_unused]] Near nr = near;
     const B r2 = P::splat(g.kp.radius2);
     const B rs2 = P::splat(g.kp.sep_radius2);
     const B zero = P::splat(Real(0));
@@ -83,6 +96,18 @@ struct Kernel {
         if (hi - o < std::uint32_t(W)) m = P::and_(m, P::lane_lt(int(hi - o)));
         if (self - o < std::uint32_t(W)) m = P::and_(m, P::lane_ne(int(self - o)));
         a.k[u] = P::count_if(a.k[u], m);
+        if constexpr (TN) {
+          M take = P::and_(m, d2 < nr.d2);
+          const M tie = P::and_(m, d2 == nr.d2);
+          if (P::any(tie)) {  // equal d2: the lexicographically smaller offset (rare)
+            M lt = d[D - 1] < nr.d[D - 1];
+            for (int c = D - 2; c >= 0; --c)
+              lt = P::or_(d[c] < nr.d[c], P::and_(d[c] == nr.d[c], lt));
+            take = P::or_(take, P::and_(tie, lt));
+          }
+          nr.d2 = P::sel(take, d2, nr.d2);
+          for (int c = 0; c < D; ++c) nr.d[c] = P::sel(take, d[c], nr.d[c]);
+        }
         for (int c = 0; c < D; ++c) {
           a.d[c][u] = P::add_if(a.d[c][u], m, d[c]);
           a.v[c][u] = P::add_if(a.v[c][u], m, P::loadu(bv[c] + o));
@@ -99,6 +124,28 @@ struct Kernel {
       }
     }
     acc = a;
+    if constexpr (TN) near = nr;
+  }
+
+  // The closest of the lanes' closest neighbours into s.near_d2 / s.near_d.
+  static inline void nearest(const Near& nr, FlockSums<Real>& s) {
+    alignas(64) Real d2[W];
+    alignas(64) Real d[D][W];
+    P::store(d2, nr.d2);
+    for (int c = 0; c < D; ++c) P::store(d[c], nr.d[c]);
+    for (int l = 0; l < W; ++l) {
+      bool take = d2[l] < s.near_d2;
+      for (int c = 0; c < D && !take && d2[l] == s.near_d2; ++c) {
+        if (d[c][l] != s.near_d[c]) {
+          take = d[c][l] < s.near_d[c];
+          break;
+        }
+      }
+      if (take) {
+        s.near_d2 = d2[l];
+        for (int c = 0; c < D; ++c) s.near_d[c] = d[c][l];
+      }
+    }
   }
 
   // The fixed pairwise tree over the V virtual lanes, for all Q = 3D vector sums at once (the
@@ -257,6 +304,7 @@ struct Kernel {
       for (std::size_t j = total; j < total + V; ++j) bv[c][j] = Real(0);
     }
     const std::uint32_t row_first = g.cell_start[row * std::uint32_t(n0)];
+    const bool track = g.kp.track_nearest;
     for (int x = 0; x < n0; ++x) {
       const std::uint32_t cell = row * std::uint32_t(n0) + std::uint32_t(x);
       const std::uint32_t first = g.cell_start[cell], last = g.cell_start[cell + 1];
@@ -280,13 +328,22 @@ struct Kernel {
           a.k[u] = P::kzero();
           for (int c = 0; c < D; ++c) a.d[c][u] = a.v[c][u] = a.s[c][u] = P::splat(Real(0));
         }
+        Near closest;
+        closest.d2 = P::splat(std::numeric_limits<Real>::infinity());
+        for (int c = 0; c < D; ++c) closest.d[c] = P::splat(Real(0));
         // The naive stepper ignores the view cone of a boid at rest; so do we.
-        if (FV || !(vi_len > Real(0)))
-          run<true>(g, me, bp, bv, lo, hi, self, a);
+        const bool full = FV || !(vi_len > Real(0));
+        if (full && !track)
+          run<true, false>(g, me, bp, bv, lo, hi, self, a, closest);
+        else if (!track)
+          run<false, false>(g, me, bp, bv, lo, hi, self, a, closest);
+        else if (full)
+          run<true, true>(g, me, bp, bv, lo, hi, self, a, closest);
         else
-          run<false>(g, me, bp, bv, lo, hi, self, a);
+          run<false, true>(g, me, bp, bv, lo, hi, self, a, closest);
         FlockSums<Real>& s = out[i - row_first];
         s = FlockSums<Real>{};  // the buffer is reused: fields we do not sum keep defaults
+        if (track) nearest(closest, s);
         Real r[Q];
         s.k = std::int32_t(reduce(a, r));  // at most the row's candidates: fits
         for (int c = 0; c < D; ++c) {
@@ -295,106 +352,6 @@ struct Kernel {
           s.sep[c] = r[2 * D + c];
         }
         for (int c = D; c < 3; ++c) s.d[c] = s.v[c] = s.sep[c] = 0;
-      }
-    }
-  }
-};
-
-// finish_boid()'s plain path (model.hpp: flock_force, integrate, move with the speed limits)
-// over W boids at once. Every operation and its order are those of the scalar code; its
-// branches become selects (a lane not taking a branch keeps its value exactly). Needs a pack
-// with sel (m ? a : b), floor and sqrt.
-template <class P, class Real, int D, Boundary BND>
-struct Finish {
-  using B = typename P::B;
-  using M = typename P::M;
-  static constexpr int W = P::W;
-
-  static void rows(const FinishView<Real>& f, std::uint32_t first, std::uint32_t count,
-                   const FlockSums<Real>* sums) {
-    const KindParams<Real>& kp = f.kp;
-    const B zero = P::splat(Real(0)), one = P::splat(Real(1));
-    const B w_sep = P::splat(kp.w_sep), w_ali = P::splat(kp.w_ali), w_coh = P::splat(kp.w_coh);
-    const B max_force = P::splat(kp.max_force), max_force2 = P::splat(kp.max_force * kp.max_force);
-    const B max_speed = P::splat(kp.max_speed), min_speed = P::splat(kp.min_speed);
-    const B dt = P::splat(f.dt), size = P::splat(f.size), inv_size = P::splat(f.inv_size);
-    const B two_size = P::splat(Real(2) * f.size), minus_one = P::splat(Real(-1));
-    const B below_size = P::splat(std::nextafter(f.size, Real(0)));
-    for (std::uint32_t b = 0; b < count; b += W) {
-      const std::uint32_t n = count - b < std::uint32_t(W) ? count - b : std::uint32_t(W);
-      // AoS sums and the slots' state into lanes; a short last batch repeats its last boid.
-      alignas(64) Real t[1 + 5 * D][W];
-      for (int l = 0; l < W; ++l) {
-        const std::uint32_t k = b + (std::uint32_t(l) < n ? std::uint32_t(l) : n - 1);
-        const FlockSums<Real>& sk = sums[k];
-        t[0][l] = Real(sk.k);
-        for (int c = 0; c < D; ++c) {
-          t[1 + c][l] = sk.d[c];
-          t[1 + D + c][l] = sk.v[c];
-          t[1 + 2 * D + c][l] = sk.sep[c];
-          t[1 + 3 * D + c][l] = f.p[c][first + k];
-          t[1 + 4 * D + c][l] = f.v[c][first + k];
-        }
-      }
-      const B kk = P::load(t[0]);
-      B p[D], v[D], force[D];
-      // flock_force: zero without neighbours.
-      const M has = kk > zero;
-      const B inv_k = one / P::sel(has, kk, one);
-      for (int c = 0; c < D; ++c) {
-        p[c] = P::load(t[1 + 3 * D + c]);
-        v[c] = P::load(t[1 + 4 * D + c]);
-        const B coh = P::load(t[1 + c]) * inv_k;
-        const B ali = P::load(t[1 + D + c]) * inv_k - v[c];
-        force[c] = P::sel(has, w_sep * P::load(t[1 + 2 * D + c]) + w_ali * ali + w_coh * coh, zero);
-      }
-      // integrate: the force clamp, then the velocity.
-      B f2 = zero;
-      for (int c = 0; c < D; ++c) f2 = f2 + force[c] * force[c];
-      const M clamp = f2 > max_force2;
-      const B fscale = max_force / P::sqrt(f2);
-      B nv[D];
-      for (int c = 0; c < D; ++c) {
-        force[c] = P::sel(clamp, force[c] * fscale, force[c]);
-        nv[c] = v[c] + force[c] * dt;
-      }
-      // move: the speed limits (max first, else min for a moving boid), then the position.
-      B s2 = zero;
-      for (int c = 0; c < D; ++c) s2 = s2 + nv[c] * nv[c];
-      const B sp = P::sqrt(s2);
-      const M fast = sp > max_speed;
-      const M slow = P::and_(sp > zero, sp < min_speed);
-      const B up = max_speed / sp, down = min_speed / sp;
-      for (int c = 0; c < D; ++c)
-        nv[c] = P::sel(fast, nv[c] * up, P::sel(slow, nv[c] * down, nv[c]));
-      B x[D];
-      for (int c = 0; c < D; ++c) {
-        x[c] = p[c] + nv[c] * dt;
-        if constexpr (BND == Boundary::wrap) {
-          x[c] = x[c] - size * P::floor(x[c] * inv_size);
-          x[c] = P::sel(x[c] >= size, x[c] - size, x[c]);
-          x[c] = P::sel(x[c] < zero, zero, x[c]);
-        } else if constexpr (BND == Boundary::reflect) {
-          const M below = x[c] < zero, above = x[c] >= size;
-          // Times -1, an exact negation that also flips a zero's sign as the scalar code does
-          // (xsimd's unary minus is 0 - v on AVX-512F, which does not: the finish test).
-          nv[c] = P::sel(P::or_(below, above), nv[c] * minus_one, nv[c]);
-          x[c] = P::sel(below, x[c] * minus_one, P::sel(above, two_size - x[c], x[c]));
-          // reflect_coordinate(): strictly inside [0, L), x == L goes to the value below L.
-          x[c] = P::sel(x[c] >= size, below_size, x[c]);
-          x[c] = P::sel(x[c] < zero, zero, x[c]);
-        }
-      }
-      alignas(64) Real o[2 * D][W];
-      for (int c = 0; c < D; ++c) {
-        P::store(o[c], x[c]);
-        P::store(o[D + c], nv[c]);
-      }
-      for (std::uint32_t l = 0; l < n; ++l) {
-        for (int c = 0; c < D; ++c) {
-          f.p_out[c][first + b + l] = o[c][l];
-          f.v_out[c][first + b + l] = o[D + c][l];
-        }
       }
     }
   }

@@ -24,6 +24,8 @@ struct ScalarPack {
   static B sub_if(B a, M m, B x) { return m ? a - x : a; }
   static bool any(M m) { return m; }
   static M and_(M a, M b) { return a && b; }
+  static M or_(M a, M b) { return a || b; }
+  static B sel(M m, B a, B b) { return m ? a : b; }
   static B sqrt(B a) { return std::sqrt(a); }
   static B round(B a) { return std::nearbyint(a); }
   static void store(Real* p, B a) { *p = a; }

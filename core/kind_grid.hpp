@@ -13,6 +13,12 @@
 // Rounding margin: the callers' distance tests run in Real arithmetic on rounded coordinates,
 // so a pair whose exact distance is a little over `reach` can test as inside. Cells are made
 // wider than `reach` by 0.1 % plus 8 ulp-sized steps of the world size, far above that error.
+//
+// Look-ups by many points into few (the prey's look-ups of the predators): build_near_lists()
+// stores, per cell, the merged ascending list of every point of its 3^D neighbourhood once per
+// build (3^D entries per point), so for_near() is then one list walk without the merge: the
+// same candidates in the same order. for_near_unordered() skips the merge for callers that
+// restore the order themselves (the predators' view of the prey, core/behaviour_prepare.cpp).
 #pragma once
 
 #include <algorithm>
@@ -27,14 +33,18 @@ class KindGrid {
  public:
   /// Builds over `count` points; pos(k, c) is coordinate c of point k. Cells are at least
   /// `reach` wide; at most about max(1024, 4 * count) cells.
+  /// `cells_per_point` raises the cap to about max(1024, cells_per_point * count) cells.
   template <class Pos>
-  void build(int dims, bool wrap, double size, double reach, std::size_t count, Pos&& pos) {
+  void build(int dims, bool wrap, double size, double reach, std::size_t count, Pos&& pos,
+             double cells_per_point = 4.0) {
     dims_ = dims;
     wrap_ = wrap;
     count_ = count;
+    near_start_.clear();
+    near_items_.clear();
     const double eps = sizeof(Real) == 4 ? 1.2e-7 : 2.3e-16;
     const double edge = std::max(reach * 1.001 + 8.0 * eps * size, 1e-300);
-    const double cap_cells = std::max(1024.0, 4.0 * double(count));
+    const double cap_cells = std::max(1024.0, cells_per_point * double(count));
     const double cap_axis = std::max(1.0, std::floor(std::pow(cap_cells, 1.0 / dims) + 1e-9));
     std::size_t total = 1;
     for (int c = 0; c < 3; ++c) {
@@ -63,43 +73,52 @@ class KindGrid {
 
   std::size_t size() const { return count_; }
 
+  /// Precomputes every cell's neighbourhood list (see the top): for_near() then costs one
+  /// list walk. About 3^D * size() indices of memory.
+  void build_near_lists() {
+    const std::size_t total = start_.size() - 1;
+    near_start_.assign(total + 1, 0);
+    for (int pass = 0; pass < 2; ++pass) {
+      if (pass == 1) {
+        for (std::size_t i = 0; i < total; ++i) near_start_[i + 1] += near_start_[i];
+        near_items_.resize(near_start_[total]);
+        fill_.assign(near_start_.begin(), near_start_.end() - 1);
+      }
+      // Points in ascending order, each into the lists of the cells around its own: every
+      // list ascends.
+      for (std::size_t k = 0; k < count_; ++k) {
+        std::uint32_t cells[27];
+        const int nc = neighbourhood(cell_[k], cells);
+        for (int t = 0; t < nc; ++t) {
+          if (pass == 0)
+            ++near_start_[cells[t] + 1];
+          else
+            near_items_[fill_[cells[t]]++] = std::uint32_t(k);
+        }
+      }
+    }
+  }
+
   /// Calls f(k) for every point k in p's cell and the cells around it, in ascending k, once
   /// each: a superset of the points within `reach` of p.
   template <class F>
   void for_near(const Real* p, F&& f) const {
     if (count_ == 0) return;
-    int axis[3][3] = {}, na[3] = {1, 1, 1};
-    for (int c = 0; c < dims_; ++c) {
-      const int g = n_[c], x = int(coord(c, p[c]));
-      na[c] = 0;
-      for (int o = -1; o <= 1; ++o) {
-        int y = x + o;
-        if (wrap_) {
-          y = (y + g) % g;
-        } else if (y < 0 || y >= g) {
-          continue;
-        }
-        bool dup = false;
-        for (int t = 0; t < na[c]; ++t) dup |= axis[c][t] == y;
-        if (!dup) axis[c][na[c]++] = y;
-      }
+    if (!near_start_.empty()) {
+      const std::uint32_t cell = cell_of(p);
+      for (std::uint32_t i = near_start_[cell]; i < near_start_[cell + 1]; ++i) f(near_items_[i]);
+      return;
     }
+    std::uint32_t cells[27];
+    const int nc = neighbourhood(cell_of(p), cells);
     // The non-empty ranges, merged by their heads (each range ascends).
     std::uint32_t b[27], e[27];
     int nr = 0;
-    for (int z = 0; z < na[2]; ++z) {
-      for (int y = 0; y < na[1]; ++y) {
-        for (int x = 0; x < na[0]; ++x) {
-          const std::uint32_t cell =
-              (std::uint32_t(axis[2][z]) * std::uint32_t(n_[1]) + std::uint32_t(axis[1][y])) *
-                  std::uint32_t(n_[0]) +
-              std::uint32_t(axis[0][x]);
-          if (start_[cell] == start_[cell + 1]) continue;
-          b[nr] = start_[cell];
-          e[nr] = start_[cell + 1];
-          ++nr;
-        }
-      }
+    for (int t = 0; t < nc; ++t) {
+      if (start_[cells[t]] == start_[cells[t] + 1]) continue;
+      b[nr] = start_[cells[t]];
+      e[nr] = start_[cells[t] + 1];
+      ++nr;
     }
     if (nr == 1) {
       for (std::uint32_t i = b[0]; i < e[0]; ++i) f(items_[i]);
@@ -119,7 +138,56 @@ class KindGrid {
     }
   }
 
+  /// The candidates of for_near() without the merge: cell by cell (a fixed order of the
+  /// cells around p's), ascending within each cell, once each.
+  template <class F>
+  void for_near_unordered(const Real* p, F&& f) const {
+    if (count_ == 0) return;
+    std::uint32_t cells[27];
+    const int nc = neighbourhood(cell_of(p), cells);
+    for (int t = 0; t < nc; ++t)
+      for (std::uint32_t i = start_[cells[t]]; i < start_[cells[t] + 1]; ++i) f(items_[i]);
+  }
+
  private:
+  std::uint32_t cell_of(const Real* p) const {
+    std::uint32_t idx = 0;
+    for (int c = dims_ - 1; c >= 0; --c) idx = idx * std::uint32_t(n_[c]) + coord(c, p[c]);
+    return idx;
+  }
+
+  // The distinct cells around `cell` (itself included), z, then y, then x ascending in the
+  // order of the offsets -1, 0, +1; returns how many.
+  int neighbourhood(std::uint32_t cell, std::uint32_t* out) const {
+    int axis[3][3] = {}, na[3] = {1, 1, 1};
+    std::uint32_t rest = cell;
+    for (int c = 0; c < dims_; ++c) {
+      const int g = n_[c], x = int(rest % std::uint32_t(g));
+      rest /= std::uint32_t(g);
+      na[c] = 0;
+      for (int o = -1; o <= 1; ++o) {
+        int y = x + o;
+        if (wrap_) {
+          y = (y + g) % g;
+        } else if (y < 0 || y >= g) {
+          continue;
+        }
+        bool dup = false;
+        for (int t = 0; t < na[c]; ++t) dup |= axis[c][t] == y;
+        if (!dup) axis[c][na[c]++] = y;
+      }
+    }
+    int nc = 0;
+    for (int z = 0; z < na[2]; ++z)
+      for (int y = 0; y < na[1]; ++y)
+        for (int x = 0; x < na[0]; ++x)
+          out[nc++] =
+              (std::uint32_t(axis[2][z]) * std::uint32_t(n_[1]) + std::uint32_t(axis[1][y])) *
+                  std::uint32_t(n_[0]) +
+              std::uint32_t(axis[0][x]);
+    return nc;
+  }
+
   std::uint32_t coord(int c, Real x) const {
     const double t = std::floor(double(x) * scale_[c]);
     if (!(t >= 0)) return 0;  // also NaN
@@ -133,6 +201,7 @@ class KindGrid {
   int n_[3] = {1, 1, 1};
   double scale_[3] = {0, 0, 0};
   std::vector<std::uint32_t> start_, fill_, cell_, items_;
+  std::vector<std::uint32_t> near_start_, near_items_;  // build_near_lists()
 };
 
 }  // namespace boids

@@ -6,7 +6,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "boids/world_def.hpp"
@@ -112,10 +114,14 @@ struct FlockSums {
   Real near_d[3] = {0, 0, 0};
 };
 
-/// Step 1: minimum-image displacement component in a wrapping world.
+/// Step 1: minimum-image displacement component in a wrapping world. Below half the world
+/// size nearbyint gives +-0 and the result is d itself, so that case skips the call (without
+/// SSE4.1 it is a library call that saves and restores the floating-point environment).
 template <class Real>
 inline Real min_image(Real d, Real size, Real inv_size) {
-  return d - size * std::nearbyint(d * inv_size);
+  const Real t = d * inv_size;
+  if (t < Real(0.5) && t > Real(-0.5)) return d + Real(0);  // d - size * (+-0), exactly
+  return d - size * std::nearbyint(t);
 }
 
 /// Steps 1-2 for one ordered pair (i sees j) and its contribution to the sums. `d` is
@@ -293,10 +299,24 @@ struct StepContext {
   BehaviourContext<Real> beh;  // behaviours' per-step data (core/behaviours.hpp)
 };
 
-// Defined in core/behaviours.hpp (included at the end of this header).
+/// A parallel-for over [0, n) in disjoint blocks, body(begin, end), for the per-step passes
+/// whose items are independent (an engine's threads); empty: serial.
+using BlockFor =
+    std::function<void(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body)>;
+
+/// An engine's look-up of the kind-0 slots near point p: appends slot ranges [begin, end) of
+/// the store given to prepare_behaviours(), disjoint, together holding every kind-0 boid
+/// within `reach` of p (the grid engine's cell list); empty: prepare_behaviours() builds its
+/// own grid.
+template <class Real>
+using NearSlots = std::function<void(const Real* p, double reach,
+                                     std::vector<std::pair<std::uint32_t, std::uint32_t>>& out)>;
+
+// Defined in core/behaviour_prepare.cpp and core/behaviour_finish.cpp (core/behaviours.hpp).
 template <class Real>
 void prepare_behaviours(const ModelParams<Real>& m, const BoidStore<Real>& s,
-                        StepContext<Real>& ctx);
+                        StepContext<Real>& ctx, const BlockFor& pfor = {},
+                        const NearSlots<Real>& near = {});
 struct ForceRecorder;
 template <class Real, int D>
 void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, std::uint8_t kind,
@@ -304,14 +324,16 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
                       Real* p_out, Real* v_out, ForceRecorder* rec);
 
 /// Builds the step context. `s` may be in any slot order; the result must not depend on it
-/// beyond floating-point rounding of sums. Runs serially once per step.
+/// beyond floating-point rounding of sums. Runs once per step, its per-predator part over
+/// `pfor` when given (the same bits: each predator's result is its own).
 template <class Real>
 inline StepContext<Real> prepare_step(const ModelParams<Real>& m, const BoidStore<Real>& s,
-                                      std::uint64_t step, std::uint64_t seed) {
+                                      std::uint64_t step, std::uint64_t seed,
+                                      const BlockFor& pfor = {}, const NearSlots<Real>& near = {}) {
   StepContext<Real> ctx;
   ctx.step = step;
   ctx.seed = seed;
-  prepare_behaviours(m, s, ctx);
+  prepare_behaviours(m, s, ctx, pfor, near);
   return ctx;
 }
 

@@ -13,14 +13,29 @@
 namespace boids {
 namespace beh {
 
+// Whether p is certainly farther than `reach` (>= 0) from the surface of sphere o, outside
+// it: the squared distance to the centre (the offset sphere_distance() computes) against
+// (r + reach)^2 with a relative margin far above rounding, so sphere_distance(p) > reach
+// whenever this is true. Lets the look-ups skip the square root of the many far spheres.
+template <class Real, int D>
+inline bool sphere_beyond(const ModelParams<Real>& m, const SphereP<Real>& o, const Real* p,
+                          Real reach) {
+  Real d[3] = {0, 0, 0};
+  offset<Real, D>(m, o.c, p, d);
+  const Real lim = (o.r + reach) * Real(1.001);
+  return dot<Real, D>(d, d) > lim * lim;
+}
+
 // The smallest signed distance from the point to an obstacle surface (negative inside; +inf
 // without obstacles); `n` receives that obstacle's outward normal.
 template <class Real, int D>
 inline Real deepest_inside(const ModelParams<Real>& m, const Real* p, Real* n) {
   // Only the obstacles of p's grid cell (core/obstacle_grid.hpp): every obstacle within the
   // grid's reach of p, so the result is exact whenever it is below that reach (all callers
-  // compare it with 0 or the skin).
+  // compare it with 0 or the skin). Spheres farther than the skin are skipped for the same
+  // reason: they cannot bring the result below the skin.
   Real best = std::numeric_limits<Real>::infinity();
+  const Real skin = Real(16) * std::numeric_limits<Real>::epsilon() * m.size;  // obstacle_skin
   auto take = [&](Real dist, const Real* nn) {
     if (dist < best) {
       best = dist;
@@ -30,6 +45,7 @@ inline Real deepest_inside(const ModelParams<Real>& m, const Real* p, Real* n) {
   m.beh.obstacle_grid.visit(
       p,
       [&](std::uint32_t k) {
+        if (sphere_beyond<Real, D>(m, m.beh.spheres[k], p, skin)) return;
         Real nn[3] = {0, 0, 0};
         take(sphere_distance<Real, D>(m, m.beh.spheres[k], p, nn), nn);
       },

@@ -1,10 +1,12 @@
 // The grid engine. One step:
 //
 //   cells_.build(s_ -> in_)      cell list + gather into cell order (parallel/cell_list.hpp)
-//   ctx = prepare_step(in_)      serial, once, on the canonical cell order
+//   ctx = prepare_step(in_)      once, on the canonical cell order; the predators' views of
+//                                the prey in parallel
 //   for each x-row of cells      row kernel sums for the row's boids (core/kernels.hpp), then
-//     (parallel):                the finish (FinishRow in SIMD batches when no behaviour is
-//                                active, else finish_boid per boid), into s_ at the same slot
+//     (parallel):                the finish (FinishRow in SIMD batches when no behaviour acts
+//                                on kind 0 but the prey's, those that see a predator again by
+//                                finish_boid; else finish_boid per boid), into s_, same slot
 //   kinds 1/2 (parallel):        their own kind through a KindGrid (core/kind_grid.hpp) of
 //                                slots [boid_end, n), accumulate_pair in slot order
 //
@@ -18,11 +20,13 @@
 #include <bit>
 #include <vector>
 
+#include "core/behaviour_kinds.hpp"
 #include "core/cluster_kernels.hpp"
 #include "core/kernels.hpp"
 #include "core/kind_grid.hpp"
 #include "parallel/cell_list.hpp"
 #include "parallel/cluster_grid.hpp"
+#include "parallel/grid_engine_near.hpp"
 #include "parallel/list_step.hpp"
 #include "parallel/threading.hpp"
 
@@ -317,7 +321,15 @@ class GridEngine final : public EngineT<Real> {
   void step_once() {
     build_cells();
     id_order_ = false;
-    const StepContext<Real> ctx = prepare_step(m_, in_, steps_, def_.seed);
+    const StepContext<Real> ctx = prepare_step<Real>(
+        m_, in_, steps_, def_.seed,
+        [this](std::size_t n, const std::function<void(std::size_t, std::size_t)>& f) {
+          ex_->parallel_for(n, 8, f);
+        },
+        [this](const Real* p, double reach,
+               std::vector<std::pair<std::uint32_t, std::uint32_t>>& out) {
+          grid_near_slots(cells_.plan(), cells_.cell_start(), def_.size, p, reach, out);
+        });
     const GridView<Real> g = cells_.view(in_, m_);
     if (m_.list.active) {  // topological neighbours, the couzin profile
       list_step<Real>(m_, ctx, g, in_, s_, *ex_);
@@ -325,10 +337,19 @@ class GridEngine final : public EngineT<Real> {
       return;
     }
     // Without behaviours the cells' boids (all kind 0) finish in SIMD batches, bit-identical
-    // to finish_boid; the scalar path and the behaviour path finish boid by boid.
-    const FinishRow<Real> fin =
-        ctx.beh.active ? nullptr : select_finish_row<Real>(isa_, m_.dims, m_.boundary);
+    // to finish_boid; so do they when the prey's terms are kind 0's only behaviour, summing
+    // the force in behaviour order, and then the prey that see a predator finish again, one
+    // by one, on the behaviour path. Otherwise (and on the scalar path) boid by boid.
+    // The abm profile's kind 0 finishes in SIMD batches too where abm_update is all it does
+    // (no obstacles to push out of).
+    const bool prey_only = ctx.beh.active && beh::only_prey_terms(m_, ctx.beh);
+    const bool abm = m_.beh.profile == Profile::abm && !m_.beh.obstacles;
+    const FinishRow<Real> fin = ctx.beh.active && !prey_only && !abm
+                                    ? nullptr
+                                    : select_finish_row<Real>(isa_, m_.dims, m_.boundary);
     FinishView<Real> fv;
+    fv.behaviour_order = ctx.beh.active;
+    fv.abm = abm;
     if (fin) {
       for (int c = 0; c < 3; ++c) {
         fv.p[c] = in_.p[c].data();
@@ -348,6 +369,17 @@ class GridEngine final : public EngineT<Real> {
             for (std::uint32_t j = first; j < last; ++j) {
               s_.kind[j] = in_.kind[j];
               s_.id[j] = in_.id[j];
+            }
+            if (prey_only) {
+              for (std::uint32_t j = first; j < last; ++j) {
+                Real p[3], v[3];
+                for (int c = 0; c < D; ++c) {
+                  p[c] = in_.p[c][j];
+                  v[c] = in_.v[c][j];
+                }
+                if (beh::sees_a_predator<Real, D>(m_, m_.kind[0], ctx.beh, p, v))
+                  finish<D>(ctx, j, sums[j - first]);
+              }
             }
           } else {
             for (std::uint32_t j = first; j < last; ++j) finish<D>(ctx, j, sums[j - first]);

@@ -1,16 +1,23 @@
 // Issue 14, "every rule on the fast path": the spatial indexes that replace the behaviours'
 // scans (core/kind_grid.hpp for predators, prey and kinds 1/2; core/obstacle_grid.hpp for
 // obstacles) must hand every point within their reach to the caller, in ascending index order,
-// or the results would silently change; and world.update = "sequential" (naive engine).
+// or the results would silently change; the SIMD row kernels' closest-neighbour tracking (the
+// threshold rules) must equal accumulate_pair's; every behaviour at once must give the same
+// bits on every instruction set and thread count; and world.update = "sequential" (naive).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
 #include "boids/world.hpp"
+#include "core/kernels.hpp"
 #include "core/kind_grid.hpp"
+#include "core/model.hpp"
 #include "core/obstacle_grid.hpp"
+#include "parallel/cell_list.hpp"
+#include "parallel/threading.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -54,14 +61,30 @@ TEST_CASE("KindGrid: every point within reach, ascending, once", "[fastpath]") {
         KindGrid<float> g;
         g.build(dims, wrap, L, reach, n, [&](std::size_t k, int c) { return pts[k * 3 + c]; });
         REQUIRE(g.size() == n);
+        // The same grid with neighbourhood lists, and a finer one with them.
+        KindGrid<float> gl = g, gf;
+        gl.build_near_lists();
+        gf.build(
+            dims, wrap, L, reach, n, [&](std::size_t k, int c) { return pts[k * 3 + c]; }, 16.0);
+        gf.build_near_lists();
         std::size_t total = 0;  // pairs within reach checked (none at 0.7 in 3D is likely)
         for (int q = 0; q < 200; ++q) {
           float p[3] = {float(u(gen)), float(u(gen)), float(u(gen))};
           if (q % 10 == 0) p[0] = wrap ? float(L) - 1e-4f : float(L) + 3.0f;  // at the seam
-          std::vector<std::uint32_t> got;
+          std::vector<std::uint32_t> got, listed, unordered, fine;
           g.for_near(p, [&](std::uint32_t k) { got.push_back(k); });
           CHECK(std::is_sorted(got.begin(), got.end()));
           CHECK(std::adjacent_find(got.begin(), got.end()) == got.end());
+          // The neighbourhood lists give the same candidates in the same order; the unordered
+          // walk the same candidates.
+          gl.for_near(p, [&](std::uint32_t k) { listed.push_back(k); });
+          CHECK(listed == got);
+          g.for_near_unordered(p, [&](std::uint32_t k) { unordered.push_back(k); });
+          std::sort(unordered.begin(), unordered.end());
+          CHECK(unordered == got);
+          gf.for_near(p, [&](std::uint32_t k) { fine.push_back(k); });
+          CHECK(std::is_sorted(fine.begin(), fine.end()));
+          CHECK(std::adjacent_find(fine.begin(), fine.end()) == fine.end());
           for (std::size_t k = 0; k < n; ++k) {
             double a[3], b[3];
             for (int c = 0; c < 3; ++c) {
@@ -72,6 +95,7 @@ TEST_CASE("KindGrid: every point within reach, ascending, once", "[fastpath]") {
               ++total;
               INFO("dims " << dims << " wrap " << wrap << " reach " << reach << " point " << k);
               CHECK(std::binary_search(got.begin(), got.end(), std::uint32_t(k)));
+              CHECK(std::binary_search(fine.begin(), fine.end(), std::uint32_t(k)));
             }
           }
           if (reach <= 9.0) CHECK(got.size() < n / 2);  // a look-up, not a scan
@@ -169,4 +193,195 @@ TEST_CASE("world.update = sequential: in place in a random order, deterministic,
   }
   d.engine = EngineKind::grid;
   REQUIRE_THROWS_WITH(World::create(d), Catch::Contains("world.update"));
+}
+
+namespace {
+
+// The row kernels of every testable instruction set against the scalar generic kernel
+// (accumulate_pair per candidate) on one grid: counts and the closest neighbour exactly. A
+// reflecting world, so both compute the offset as p_j - p_i (no image shift) and the sums'
+// rounding is the only difference; half the boids sit on an integer lattice, so many
+// candidates tie in d2 and the lexicographic tie-break is exercised.
+template <class Real, int D>
+void check_nearest(double view_angle, std::uint64_t seed) {
+  using namespace boids;
+  WorldDef d = default_world_def();
+  d.dims = D;
+  d.boundary = Boundary::reflect;
+  d.size = 30;
+  d.kinds[0].rules.view_angle = view_angle;
+  d.kinds[0].behaviour.closest_separation = 1;
+  const ModelParams<Real> m = ModelParams<Real>::from_def(d);
+  REQUIRE(m.kind[0].track_nearest);
+  REQUIRE(row_simd_pair_rule(m.kind[0]));
+  const std::size_t n = D == 3 ? 1500 : 500;
+  BoidStore<Real> src, dst;
+  src.dims = D;
+  src.resize(n);
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> u(0.0, 30.0), uv(-2.0, 2.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    src.id[i] = std::uint32_t(i);
+    for (int c = 0; c < D; ++c) {
+      const double x = u(gen);
+      src.p[c][i] = Real(i % 2 ? x : std::floor(x / 2) * 2);  // lattice of spacing 2
+      src.v[c][i] = Real(i % 7 == 0 ? 0.0 : uv(gen));         // some at rest: no view cone
+    }
+  }
+  GridSettings gs;
+  gs.dims = D;
+  gs.boundary = d.boundary;
+  gs.size = d.size;
+  gs.radius = d.kinds[0].rules.radius;
+  Executor ex(1);
+  CellList<Real> cells;
+  cells.build(gs, src, dst, ex);
+  const GridView<Real> g = cells.view(dst, m);
+  KernelScratch<Real> scratch;
+  std::vector<FlockSums<Real>> ref(n), got(n);
+  for (std::uint32_t r = 0; r < g.nrows(); ++r)
+    generic_row_sums<Real, D>(g, r, ref.data() + g.row_start(r), scratch);
+  std::size_t tracked = 0;
+  for (const FlockSums<Real>& s : ref) tracked += s.near_d2 < Real(1e30);
+  REQUIRE(tracked > n / 2);
+  for (Isa isa : test::testable_isas()) {
+    const RowKernel<Real> kernel = select_row_kernel<Real>(isa, D, g.wrap, g.kp.full_view);
+    for (std::uint32_t r = 0; r < g.nrows(); ++r)
+      kernel(g, r, got.data() + g.row_start(r), scratch);
+    for (std::size_t i = 0; i < n; ++i) {
+      INFO(isa_name(isa) << " " << D << "D double " << (sizeof(Real) == 8) << " view " << view_angle
+                         << " slot " << i);
+      REQUIRE(got[i].k == ref[i].k);
+      REQUIRE(got[i].near_d2 == ref[i].near_d2);
+      for (int c = 0; c < D; ++c) REQUIRE(got[i].near_d[c] == ref[i].near_d[c]);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("row kernels track the closest neighbour exactly as accumulate_pair",
+          "[fastpath][grid]") {
+  for (double view : {360.0, 250.0}) {
+    check_nearest<float, 2>(view, 1);
+    check_nearest<float, 3>(view, 2);
+    check_nearest<double, 2>(view, 3);
+    check_nearest<double, 3>(view, 4);
+  }
+}
+
+TEST_CASE("min_image skips nearbyint below half the size with the same bits", "[fastpath]") {
+  std::mt19937_64 gen(21);
+  std::uniform_real_distribution<double> u(-1.2, 1.2);
+  const float Lf = 37.5f, invf = 1.0f / Lf;
+  const double Ld = 37.5, invd = 1.0 / Ld;
+  std::vector<double> ds = {0.0, -0.0, 0.5 * Ld, -0.5 * Ld, 0.4999999 * Ld, -0.4999999 * Ld,
+                            Ld,  -Ld,  1e-30,    -1e-30};
+  for (int k = 0; k < 20000; ++k) ds.push_back(u(gen) * Ld);
+  for (double x : ds) {
+    const float xf = float(x);
+    const float ef = xf - Lf * std::nearbyint(xf * invf);
+    const double ed = x - Ld * std::nearbyint(x * invd);
+    const float gf = boids::min_image(xf, Lf, invf);
+    const double gd = boids::min_image(x, Ld, invd);
+    INFO(x);
+    REQUIRE(std::memcmp(&gf, &ef, sizeof gf) == 0);
+    REQUIRE(std::memcmp(&gd, &ed, sizeof gd) == 0);
+  }
+}
+
+namespace {
+
+// Every behaviour of one scenario at once (the all-behaviours bench workload, scaled down):
+// the threshold rules on the SIMD row kernels, predators, leaders, obstacles, formation.
+boids::WorldDef all_behaviours(int dims, boids::Precision prec, boids::Boundary b) {
+  using namespace boids;
+  WorldDef d = default_world_def();
+  d.dims = dims;
+  d.precision = prec;
+  d.boundary = b;
+  d.count = dims == 3 ? 1500 : 800;
+  d.size = dims == 3 ? 60 : 120;
+  d.predators = 12;
+  d.leaders = 4;
+  BehaviourDef& k = d.kinds[0].behaviour;
+  k.seek = 0.05, k.arrive = 0.05, k.flee = 0.05, k.flee_radius = 20, k.pursue = 0.02;
+  k.evade = 0.02, k.wander = 0.1, k.follow_leader = 0.05, k.flee_predators = 1, k.avoid = 1;
+  k.formation = 0.02, k.global_cohesion = 0.001, k.destination_alignment = 0.02;
+  k.cohesion_max_distance = 3, k.closest_separation = 0.5, k.evade_predators = 0.5;
+  const double s = d.size;
+  auto at = [&](double x, double y, double z) {
+    std::vector<double> v = {x * s, y * s, z * s};
+    v.resize(std::size_t(dims));
+    return v;
+  };
+  d.spheres.push_back({at(.3, .3, .3), 4});
+  d.spheres.push_back({at(.7, .2, .6), 3});
+  d.boxes.push_back({at(.6, .6, .6), at(.7, .65, .75)});
+  d.target.position = at(.5, .5, .5);
+  d.target.velocity = at(.05, 0, 0);
+  d.target.hold = 1, d.target.move = 1;
+  return d;
+}
+
+// Only the prey's terms on kind 0 (the grid engine finishes the prey that see no predator in
+// SIMD batches, the others again on the behaviour path), or the abm profile (SIMD batches of
+// abm_update).
+boids::WorldDef prey_or_abm(int dims, boids::Precision prec, boids::Boundary b, bool abm) {
+  using namespace boids;
+  WorldDef d = default_world_def();
+  d.dims = dims;
+  d.precision = prec;
+  d.boundary = b;
+  d.count = dims == 3 ? 1500 : 800;
+  d.size = dims == 3 ? 60 : 120;
+  if (abm) {
+    d.profile = Profile::abm;
+    RuleDef& r = d.kinds[0].rules;
+    r.separation_radius = 1, r.cohesion = 0.03, r.separation = 0.015, r.alignment = 0.05;
+    d.kinds[0].motion.max_speed = d.kinds[0].motion.min_speed = 1;
+    d.predators = 3;  // predators flock and chase; the abm prey ignore them
+  } else {
+    d.predators = 40;
+    d.leaders = 3;  // present, but kind 0 does not follow them
+    d.kinds[0].behaviour.evade_predators = 0.5;
+  }
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("every behaviour at once: same bits on every instruction set and thread count",
+          "[fastpath][grid][parallel]") {
+  using namespace boids;
+  for (int scene = 0; scene < 3; ++scene)
+    for (int dims : {2, 3}) {
+      for (Precision prec : {Precision::f32, Precision::f64}) {
+        for (Boundary b : {Boundary::wrap, Boundary::reflect}) {
+          WorldDef d =
+              scene == 0 ? all_behaviours(dims, prec, b) : prey_or_abm(dims, prec, b, scene == 2);
+          d.threads = 1;
+          d.simd = false;
+          World ws = test::create_checked(d);
+          REQUIRE(engine_of(ws).kernel_name() == "scalar");
+          ws.step(6);
+          const std::uint64_t ref = ws.state_hash();
+          d.simd = true;
+          for (Isa isa : test::testable_isas()) {
+            test::MaxIsaScope cap(isa);
+            for (int threads : {1, 3}) {
+              INFO("scene " << scene << " " << isa_name(isa) << " " << dims << "D f64 "
+                            << (prec == Precision::f64) << " boundary " << int(b) << " threads "
+                            << threads);
+              d.threads = threads;
+              World w = test::create_checked(d);
+              // The row kernel of this instruction set, not the scalar generic fallback.
+              REQUIRE(engine_of(w).kernel_name() == isa_name(isa));
+              w.step(6);
+              CHECK(w.state_hash() == ref);
+            }
+          }
+        }
+      }
+    }
 }

@@ -1,0 +1,211 @@
+// The behaviour terms that look at the other kinds (docs/behaviours.md, "Leaders" and
+// "Predators and prey"): follow the nearest leader, flee and evade the predators in view,
+// chase the prey. Called by behaviour_finish() (core/behaviour_finish.cpp) in its fixed term
+// order; each writes st.term and adds it (core/behaviour_steer.hpp).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "core/behaviour_math.hpp"
+#include "core/behaviour_steer.hpp"
+#include "core/model.hpp"
+
+namespace boids::beh {
+
+// The follower's own place in the loose group around a leader, relative to the leader: slot
+// `id` of an even spiral (Vogel's sunflower in 2D, its layered analogue in 3D) whose slots
+// are about one separation radius apart, starting follow_distance from the leader. Returns
+// the slot's distance from the leader.
+template <class Real, int D>
+inline Real follow_slot(std::uint32_t id, Real follow_distance, Real sep_radius2, Real* out) {
+  const double k = double(id) + 0.5;
+  const double spacing = std::max(std::sqrt(double(sep_radius2)), 1.0);
+  const double tau = 2.0 * 3.14159265358979323846;
+  double u[3] = {0, 0, 0}, r = 0;
+  if (D == 2) {
+    r = spacing / std::sqrt(3.14159265358979323846) * std::sqrt(k);
+    const double a = k * 2.39996322972865332;  // the golden angle
+    u[0] = std::cos(a);
+    u[1] = std::sin(a);
+  } else {
+    r = spacing / std::cbrt(4.0 / 3.0 * 3.14159265358979323846) * std::cbrt(k);
+    const double z = 1.0 - 2.0 * (k * 0.7548776662466927 - std::floor(k * 0.7548776662466927));
+    const double a = tau * (k * 0.5698402909980532 - std::floor(k * 0.5698402909980532));
+    const double rxy = std::sqrt(std::max(0.0, 1.0 - z * z));
+    u[0] = rxy * std::cos(a);
+    u[1] = rxy * std::sin(a);
+    u[2] = z;
+  }
+  r += double(follow_distance);
+  for (int c = 0; c < D; ++c) out[c] = Real(r * u[c]);
+  return Real(r);
+}
+
+// Leader following: arrive at the boid's own slot of a loose group around the nearest
+// leader, shifted behind it while it moves (follow_slot). `v_arr` is the velocity the
+// arrival brakes from, `brake_acc` the vehicle's braking acceleration.
+template <class Real, int D>
+inline void follow_leader_term(const ModelParams<Real>& m, const KindParams<Real>& kp,
+                               const BehaviourContext<Real>& bc, std::uint32_t id,
+                               const Real* v_arr, Real brake_acc, Steer<Real, D>& st) {
+  const BehaviourParams<Real>& b = kp.beh;
+  const Real* p = st.p;
+  const Real ms = st.ms;
+  Real* term = st.term;
+  const SpecialAgent<Real>* best = nullptr;
+  Real best2 = std::numeric_limits<Real>::infinity();
+  Real best_to[3] = {0, 0, 0};
+  for (const SpecialAgent<Real>& l : bc.leaders) {
+    if (l.id == id) continue;
+    Real to[3] = {0, 0, 0};
+    offset<Real, D>(m, p, l.p, to);
+    const Real d2 = dot<Real, D>(to, to);
+    if (d2 < best2) {
+      best2 = d2;
+      best = &l;
+      for (int c = 0; c < D; ++c) best_to[c] = to[c];
+    }
+  }
+  if (best) {
+    Real lh[3] = {best->v[0], best->v[1], D == 3 ? best->v[2] : Real(0)};
+    normalize<Real, D>(lh);
+    Real slot[3] = {0, 0, 0};
+    const Real r = follow_slot<Real, D>(id, b.follow_distance, kp.sep_radius2, slot);
+    for (int c = 0; c < D; ++c) best_to[c] += slot[c] - lh[c] * (b.follow_distance + r);
+    st.arriving(
+        arrive_to<Real, D>(b.follow_leader, b.mass, best_to, ms, brake_acc, m.dt, v_arr, term),
+        best_to);
+    st.add("follow_leader");
+  }
+}
+
+// Prey: escape every predator in view, away from it and out of its path, at up to
+// flee_boost * max_speed (docs/behaviours.md, "Predators and prey").
+template <class Real, int D>
+inline void flee_predators_term(const ModelParams<Real>& m, const KindParams<Real>& kp,
+                                const BehaviourContext<Real>& bc, Steer<Real, D>& st) {
+  const BehaviourParams<Real>& b = kp.beh;
+  const Real* p = st.p;
+  const Real* v = st.v;
+  const Real v_len = st.v_len;
+  const Real ms = st.ms;
+  Real* term = st.term;
+  Real esc[3] = {0, 0, 0};
+  bool seen = false;
+  bc.predator_grid.for_near(p, [&](std::uint32_t k) {
+    const SpecialAgent<Real>& a = bc.predators[k];
+    Real d[3] = {0, 0, 0};
+    offset<Real, D>(m, p, a.p, d);
+    const Real d2 = dot<Real, D>(d, d);
+    if (!(d2 > Real(0)) || !sees<Real, D>(kp, d, d2, v, v_len)) return;
+    seen = true;
+    const Real dist = std::sqrt(d2);
+    Real away[3] = {0, 0, 0}, hp[3] = {a.v[0], a.v[1], D == 3 ? a.v[2] : Real(0)};
+    for (int c = 0; c < D; ++c) away[c] = -d[c] / dist;
+    normalize<Real, D>(hp);
+    const Real along = dot<Real, D>(away, hp);
+    // away + its part across the predator's heading: straight ahead of it the prey runs
+    // along its path, beside it the prey breaks sideways out of it (the fountain).
+    Real e[3] = {0, 0, 0};
+    for (int c = 0; c < D; ++c) e[c] = Real(2) * away[c] - along * hp[c];
+    normalize<Real, D>(e);
+    const Real urgency = Real(1) - dist / kp.radius;  // nearer predators count more
+    for (int c = 0; c < D; ++c) esc[c] += urgency * e[c];
+  });
+  for (int c = 0; c < D; ++c) term[c] = Real(0);
+  if (seen) {
+    const Real boost = b.flee_boost * ms;
+    st.hint.max_speed = boost;
+    if (normalize<Real, D>(esc) > Real(0)) {
+      for (int c = 0; c < D; ++c) esc[c] *= boost;
+      steer_to<Real, D>(b.flee_predators, esc, v, term);
+    }
+  }
+  st.add("flee_predators");
+}
+
+// Prey: evade the nearest predator in view, aiming away from its predicted position
+// (T = distance / the prey's max_speed, as for pursuit).
+template <class Real, int D>
+inline void evade_predators_term(const ModelParams<Real>& m, const KindParams<Real>& kp,
+                                 const BehaviourContext<Real>& bc, Steer<Real, D>& st) {
+  const BehaviourParams<Real>& b = kp.beh;
+  const Real* p = st.p;
+  const Real* v = st.v;
+  const Real v_len = st.v_len;
+  const Real ms = st.ms;
+  const SpecialAgent<Real>* near = nullptr;
+  Real near2 = std::numeric_limits<Real>::infinity();
+  Real near_d[3] = {0, 0, 0};
+  bc.predator_grid.for_near(p, [&](std::uint32_t k) {
+    const SpecialAgent<Real>& a = bc.predators[k];
+    Real d[3] = {0, 0, 0};
+    offset<Real, D>(m, p, a.p, d);
+    const Real d2 = dot<Real, D>(d, d);
+    if (d2 < near2 && sees<Real, D>(kp, d, d2, v, v_len)) {
+      near2 = d2;
+      near = &a;
+      for (int c = 0; c < D; ++c) near_d[c] = d[c];
+    }
+  });
+  if (near) {
+    const Real t = std::sqrt(near2) / ms;
+    Real away[3] = {0, 0, 0};
+    for (int c = 0; c < D; ++c) away[c] = -(near_d[c] + near->v[c] * t);
+    seek_dir<Real, D>(b.evade_predators, away, ms, v, st.term);
+    st.add("evade_predators");
+  }
+}
+
+// Whether a prey at p moving with v sees a predator (a superset of the boids the two terms
+// above act on): the grid engine finishes the others in SIMD batches.
+template <class Real, int D>
+inline bool sees_a_predator(const ModelParams<Real>& m, const KindParams<Real>& kp,
+                            const BehaviourContext<Real>& bc, const Real* p, const Real* v) {
+  if (bc.predators.empty()) return false;
+  const Real v_len = norm<Real, D>(v);
+  bool seen = false;
+  bc.predator_grid.for_near(p, [&](std::uint32_t k) {
+    Real d[3] = {0, 0, 0};
+    offset<Real, D>(m, p, bc.predators[k].p, d);
+    seen = seen || sees<Real, D>(kp, d, dot<Real, D>(d, d), v, v_len);
+  });
+  return seen;
+}
+
+/// Whether kind 0's behaviour path adds nothing to the plain standard model except the prey's
+/// terms (flee/evade predators), so that a prey that sees no predator gets the plain
+/// finish's bits (summed in behaviour order, FinishView::behaviour_order).
+template <class Real>
+inline bool only_prey_terms(const ModelParams<Real>& m, const BehaviourContext<Real>& bc) {
+  return !m.beh.any_kind_active && !m.beh.obstacles &&
+         (bc.leaders.empty() || m.kind[0].beh.follow_leader == Real(0));
+}
+
+// Predators: chase what prepare_step found.
+template <class Real, int D>
+inline void chase_term(const KindParams<Real>& kp, const BehaviourContext<Real>& bc,
+                       std::uint32_t id, Steer<Real, D>& st) {
+  const BehaviourParams<Real>& b = kp.beh;
+  const Real* v = st.v;
+  const Real ms = st.ms;
+  Real* term = st.term;
+  auto it = std::lower_bound(bc.predators.begin(), bc.predators.end(), id,
+                             [](const SpecialAgent<Real>& a, std::uint32_t x) { return a.id < x; });
+  if (it != bc.predators.end() && it->id == id && it->prey > 0) {
+    if (b.chase_mode == ChaseMode::centroid) {
+      seek_dir<Real, D>(b.chase, it->prey_offset, ms, v, term);
+    } else {
+      const Real t = norm<Real, D>(it->nearest_d) / ms;
+      Real pred[3] = {0, 0, 0};
+      for (int c = 0; c < D; ++c) pred[c] = it->nearest_d[c] + it->nearest_v[c] * t;
+      seek_dir<Real, D>(b.chase, pred, ms, v, term);
+    }
+    st.add("chase");
+  }
+}
+
+}  // namespace boids::beh
