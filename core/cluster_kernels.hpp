@@ -68,6 +68,9 @@ namespace boids {
 
 /// Boids per group: the unit of pruning and of the lane layout.
 inline constexpr int kGroup = 4;
+/// Virtual lanes of one tile: two i-boids (a pair of the i-group) x the kGroup slots of a
+/// j-group.
+inline constexpr int kTile = 2 * kGroup;
 
 /// The cluster kernel for x-row `row` of g: the same contract as RowKernel (sums of every boid
 /// of the row into out, in slot order). `g` must be in cluster order (sub-cell sorted within
