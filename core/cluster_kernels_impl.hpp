@@ -137,6 +137,14 @@ struct ClusterKernel {
       return P::load_quad2(q);
   }
 
+  // Lanes [u * W, u * W + W) of the tile value "x in lanes 0-3, y in lanes 4-7".
+  static inline B pair_lanes(Real x, Real y, int u) {
+    if constexpr (W <= kGroup)
+      return P::splat(u * W < kGroup ? x : y);
+    else
+      return P::splat2(x, y);
+  }
+
   // The tiles of one i-pair: every j-group of keep[0, nk), in order, against both i-boids
   // (pi, vi, vl: lane 4e + l holds i-boid e's position, velocity, |v|). Lane 4e + l sums slot l
   // of every group; in the boid's own group (keep[own_at]) `self` masks the boid itself.
@@ -398,36 +406,29 @@ struct ClusterKernel {
   static void pair(const GridView<Real>& g, const Buf& b, std::uint32_t og, std::uint32_t h,
                    std::uint32_t gm, const Real (&p)[kGroup][D], const std::uint32_t* keep,
                    std::uint32_t nk, std::uint32_t own_at, FlockSums<Real>* out) {
-    alignas(64) Real ip[D][kTile], iv[D][kTile], il[kTile], ls[kTile], own[kTile];
+    // Lane 4e + l holds i-boid e (slot h + e); its own slot is masked in its own group.
+    alignas(64) static constexpr Real kSlot[kTile] = {0, 1, 2, 3, 0, 1, 2, 3};
+    alignas(64) static constexpr Real kOwn[2][kTile] = {{0, 0, 0, 0, 1, 1, 1, 1},
+                                                        {2, 2, 2, 2, 3, 3, 3, 3}};
+    Real vv[2][D], vlen[2];
     for (int e = 0; e < 2; ++e) {
       const std::size_t s = std::size_t(og) * GS + h + std::size_t(e);
       Real vi2 = 0;
-      Real vv[D];
       for (int c = 0; c < D; ++c) {
-        vv[c] = b.v[c][s];
-        vi2 += vv[c] * vv[c];
+        vv[e][c] = b.v[c][s];
+        vi2 += vv[e][c] * vv[e][c];
       }
-      const Real vlen = std::sqrt(vi2);
-      for (int l = 0; l < kGroup; ++l) {
-        const int v = kGroup * e + l;
-        for (int c = 0; c < D; ++c) {
-          ip[c][v] = p[h + std::uint32_t(e)][c];
-          iv[c][v] = vv[c];
-        }
-        il[v] = vlen;
-        ls[v] = Real(l);
-        own[v] = Real(h + std::uint32_t(e));
-      }
+      vlen[e] = std::sqrt(vi2);
     }
     B pi[D][U], vi[D][U], vl[U];
     M self[U];
     for (int u = 0; u < U; ++u) {
       for (int c = 0; c < D; ++c) {
-        pi[c][u] = P::loadu(ip[c] + u * W);
-        vi[c][u] = P::loadu(iv[c] + u * W);
+        pi[c][u] = pair_lanes(p[h][c], p[h + 1][c], u);
+        vi[c][u] = FV ? P::splat(Real(0)) : pair_lanes(vv[0][c], vv[1][c], u);  // FV: unread
       }
-      vl[u] = P::loadu(il + u * W);
-      self[u] = P::loadu(ls + u * W) != P::loadu(own + u * W);
+      vl[u] = FV ? P::splat(Real(0)) : pair_lanes(vlen[0], vlen[1], u);
+      self[u] = P::loadu(kSlot + u * W) != P::loadu(kOwn[h / 2] + u * W);
     }
     Acc a;
     Rule::zero(a);

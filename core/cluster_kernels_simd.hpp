@@ -22,6 +22,27 @@ struct ClusterPacks {
     using M = typename Base::M;
     static constexpr int W = Base::W;
     static B max(B a, B b) { return xsimd::max(a, b); }
+    // Masked accumulation as a + (x & m): the same bits as the row pack's select(m, a + x, a)
+    // here, because a kernel accumulator starts at +0 and so is never -0 (x + y is -0 only if
+    // both are), and a + (+0) is then a. One AND instead of the blend and its mask conversion.
+    static B add_if(B a, M m, B x) { return a + masked(x, m); }
+    static B sub_if(B a, M m, B x) { return a - masked(x, m); }
+    static B masked(B x, M m) {
+      using R = typename M::register_type;
+      if constexpr (std::is_same_v<R, __m128>) {
+        return B(_mm_and_ps(x, m));
+      } else if constexpr (std::is_same_v<R, __m128d>) {
+        return B(_mm_and_pd(x, m));
+#ifdef __AVX__
+      } else if constexpr (std::is_same_v<R, __m256>) {
+        return B(_mm256_and_ps(x, m));
+      } else if constexpr (std::is_same_v<R, __m256d>) {
+        return B(_mm256_and_pd(x, m));
+#endif
+      } else {
+        return xsimd::select(m, x, B(Real(0)));  // AVX-512 mask registers
+      }
+    }
     // The mask as bits, lane l = bit l (movemask, or the AVX-512 mask register itself).
     static std::uint64_t bits(M m) {
       using R = typename M::register_type;
@@ -107,6 +128,21 @@ struct ClusterPacks {
 #else
     static constexpr bool has_tile_tree = false;
 #endif
+    // x in lanes 0-3, y in lanes 4-7 of an 8-wide register.
+    static B splat2(Real x, Real y) {
+      static_assert(W == 2 * kGroup, "splat2 is for 8-wide packs");
+#ifdef __AVX__
+      if constexpr (std::is_same_v<Real, float>)
+        return B(_mm256_set_m128(_mm_set1_ps(y), _mm_set1_ps(x)));
+#endif
+#ifdef __AVX512F__
+      if constexpr (std::is_same_v<Real, double>)
+        return B(_mm512_insertf64x4(_mm512_set1_pd(x), _mm256_set1_pd(y), 1));
+#endif
+      alignas(64) Real t[W];
+      for (int l = 0; l < W; ++l) t[l] = l < kGroup ? x : y;
+      return B::load_aligned(t);
+    }
     // The count lanes as 64-bit integers, lane l into out[l].
     static void kstore(std::int64_t* out, typename Base::K k) {
       using KI = typename Base::KI;
