@@ -25,7 +25,6 @@ struct ScalarPack {
   static B round(B a) { return std::nearbyint(a); }
   static B max(B a, B b) { return a > b ? a : b; }
   static std::uint64_t bits(M m) { return m ? 1u : 0u; }
-  static int count(M m) { return m ? 1 : 0; }
   static void store(Real* p, B a) { *p = a; }
   static void storeu(Real* p, B a) { *p = a; }
   using K = std::int32_t;  // the neighbour count of one lane

@@ -61,7 +61,6 @@ struct ClusterPacks {
         return std::uint64_t(r);  // __mmask8 / __mmask16
       }
     }
-    static int count(M m) { return __builtin_popcountll(bits(m)); }
     // The kGroup values q[0 .. 4) in both halves of an 8-wide register (one broadcast load).
     static B load_quad2(const Real* q) {
       static_assert(W == 2 * kGroup, "load_quad2 is for 8-wide packs");
