@@ -134,6 +134,13 @@ int run(RunOptions& o) {
   // into `world` before each write and is the only one to write or print.
   const std::unique_ptr<boids::mpi::Stepper> dist = boids::mpi::make_stepper(world);
   const bool writer = boids::mpi::is_root();
+  if (dist && !writer) {
+    // The stepper holds this rank's boids; only rank 0's World receives the gathered state.
+    // The others drop their copy of the whole flock (about 60 bytes per boid).
+    boids::WorldDef empty = world.def();
+    empty.count = empty.predators = empty.leaders = 0;
+    world = boids::World::create(empty);
+  }
 
   // Frames at the start and after every `every` steps; the last one also when the run does
   // not end on a multiple. Recording happens between timed step batches.

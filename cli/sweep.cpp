@@ -18,7 +18,6 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -29,189 +28,13 @@
 
 #include "boids/metrics.hpp"
 #include "boids/scenario.hpp"
+#include "cli/sweep_plan.hpp"
 #include "mpi/distributed.hpp"
 
 namespace boids::cli {
 namespace {
 
-constexpr int kMetrics = 7;
-constexpr const char* kMetricNames[kMetrics] = {"polarization",   "milling",         "mean_speed",
-                                                "mean_nnd",       "mean_neighbours", "clusters",
-                                                "largest_cluster"};
-
-std::string shortest(double v) {
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
-
-struct Vary {
-  std::string key;
-  std::vector<std::string> values;
-};
-
-bool parse_double(const std::string& s, double& out) {
-  const char* b = s.data();
-  const char* e = b + s.size();
-  const auto r = std::from_chars(b, e, out);
-  return r.ec == std::errc() && r.ptr == e && std::isfinite(out);
-}
-
-Vary parse_vary(const std::string& spec) {
-  const auto fail = [&](const std::string& what) { throw Error("--vary " + spec + ": " + what); };
-  const std::size_t eq = spec.find('=');
-  if (eq == std::string::npos || eq == 0) fail("expected KEY=FROM:TO:COUNT or KEY=a,b,c");
-  Vary v;
-  v.key = spec.substr(0, eq);
-  const std::string rhs = spec.substr(eq + 1);
-  const std::vector<std::string> keys = scenario_keys();
-  if (std::find(keys.begin(), keys.end(), v.key) == keys.end()) {
-    fail("unknown scenario key " + v.key);
-  }
-  if (rhs.empty()) fail("no values");
-  if (rhs.find(':') != std::string::npos) {
-    std::vector<std::string> parts;
-    std::size_t at = 0;
-    for (;;) {
-      const std::size_t c = rhs.find(':', at);
-      parts.push_back(rhs.substr(at, c - at));
-      if (c == std::string::npos) break;
-      at = c + 1;
-    }
-    double from = 0, to = 0, count = 0;
-    if (parts.size() != 3 || !parse_double(parts[0], from) || !parse_double(parts[1], to) ||
-        !parse_double(parts[2], count)) {
-      fail("expected FROM:TO:COUNT with numbers");
-    }
-    if (count < 1 || count != std::floor(count) || count > 100000) {
-      fail("COUNT must be a whole number from 1 to 100000");
-    }
-    const int n = int(count);
-    for (int i = 0; i < n; ++i) {
-      const double x = n == 1 ? from : (i == n - 1 ? to : from + (to - from) * i / (n - 1));
-      v.values.push_back(shortest(x));
-    }
-  } else {
-    std::size_t at = 0;
-    for (;;) {
-      const std::size_t c = rhs.find(',', at);
-      std::string item = rhs.substr(at, c - at);
-      if (item.empty()) fail("empty value in the list");
-      if (item.find('"') == std::string::npos && item.find_first_of(" \t") != std::string::npos) {
-        fail("a value contains spaces");
-      }
-      v.values.push_back(item);
-      if (c == std::string::npos) break;
-      at = c + 1;
-    }
-  }
-  return v;
-}
-
-// A CSV cell: values with a comma or quote are quoted.
-std::string cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) {
-    if (c == '"') q += '"';
-    q += c;
-  }
-  return q + "\"";
-}
-
-struct Job {
-  std::vector<std::size_t> pick;  // value index per varied key
-  int repeat = 0;
-  std::uint64_t seed = 0;
-  std::string prefix;  // the row's leading cells: values, repeat, seed
-};
-
-struct Plan {
-  std::vector<Vary> vary;
-  std::vector<Job> jobs;
-  std::string header;
-  std::size_t columns = 0;
-};
-
-std::vector<std::string> job_sets(const SweepOptions& o, const Plan& p, const Job& j, int threads) {
-  std::vector<std::string> sets = o.sets;
-  for (std::size_t k = 0; k < p.vary.size(); ++k) {
-    sets.push_back(p.vary[k].key + "=" + p.vary[k].values[j.pick[k]]);
-  }
-  sets.push_back("boids.seed=" + std::to_string(j.seed));
-  sets.push_back("engine.threads=" + std::to_string(threads));
-  return sets;
-}
-
-WorldDef job_def(const SweepOptions& o, const std::vector<std::string>& sets) {
-  return o.scenario.empty()
-             ? parse_scenario(default_scenario_text(), "<built-in default scenario>", sets)
-             : load_scenario(o.scenario, sets);
-}
-
-Plan make_plan(const SweepOptions& o) {
-  Plan p;
-  if (o.vary.empty()) throw Error("--vary: give at least one KEY=FROM:TO:COUNT or KEY=a,b,c");
-  for (const std::string& spec : o.vary) {
-    p.vary.push_back(parse_vary(spec));
-    for (std::size_t k = 0; k + 1 < p.vary.size(); ++k) {
-      if (p.vary[k].key == p.vary.back().key) throw Error("--vary " + spec + ": key varied twice");
-    }
-  }
-  if (o.measure_from > o.steps) {
-    throw Error("--measure-from: must be <= --steps (" + std::to_string(o.steps) + "), got " +
-                std::to_string(o.measure_from));
-  }
-  // The base seed is the scenario's (after --set), so repeat r runs with seed + r.
-  const WorldDef base = job_def(o, o.sets);
-  std::vector<std::size_t> pick(p.vary.size(), 0);
-  for (;;) {
-    for (int r = 0; r < o.repeats; ++r) {
-      Job j;
-      j.pick = pick;
-      j.repeat = r;
-      j.seed = base.seed + std::uint64_t(r);
-      for (std::size_t k = 0; k < p.vary.size(); ++k)
-        j.prefix += cell(p.vary[k].values[pick[k]]) + ",";
-      j.prefix += std::to_string(r) + "," + std::to_string(j.seed);
-      p.jobs.push_back(std::move(j));
-    }
-    std::size_t k = p.vary.size();
-    while (k > 0 && ++pick[k - 1] == p.vary[k - 1].values.size()) pick[--k] = 0;
-    if (k == 0) break;
-  }
-  for (const Vary& v : p.vary) p.header += cell(v.key) + ",";
-  p.header += "repeat,seed";
-  for (const char* m : kMetricNames) p.header += std::string(",") + m + "_mean," + m + "_std";
-  p.columns = p.vary.size() + 2 + 2 * kMetrics;
-  return p;
-}
-
-// Splits a CSV line into cells (quotes as written by cell()).
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        out.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        out.back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.emplace_back();
-    } else {
-      out.back() += c;
-    }
-  }
-  return out;
-}
+using namespace sweep_detail;
 
 struct Result {
   bool done = false;
@@ -397,24 +220,29 @@ int run_sweep(const SweepOptions& o) {
   std::atomic<std::size_t> next{0};
   std::size_t finished = 0;
   std::string failure;
-  const bool tty = !o.quiet && ::isatty(2);
-  auto progress = [&] {
+  // Under mpirun a rank's stderr is a pipe to mpirun and its stdout a pty: rank 0 then draws
+  // the bar (on stderr, which mpirun forwards) when its stdout is a terminal.
+  const bool tty = !o.quiet && root && (::isatty(2) || (mpi::size() > 1 && ::isatty(1)));
+  // done: finished runs (under mpirun, every rank's: mpi::poll_progress) out of all_todo.
+  auto progress = [&](std::size_t done) {
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const double frac = todo.empty() ? 1.0 : double(finished) / double(todo.size());
+    const double frac = all_todo == 0 ? 1.0 : double(done) / double(all_todo);
     const int bar = int(frac * 30);
     std::string b(std::size_t(bar), '#');
     b.resize(30, '.');
-    const double eta = finished > 0 ? secs / double(finished) * double(todo.size() - finished) : 0;
+    const double eta = done > 0 ? secs / double(done) * double(all_todo - done) : 0;
     std::fprintf(stderr, "\rsweep [%s] %zu/%zu runs, %.0f s, ETA %.0f s   ", b.c_str(),
-                 finished + resumed, results.size(), secs, eta);
+                 done + resumed, results.size(), secs, eta);
     std::fflush(stderr);
   };
-  if (tty) progress();
+  const bool ranks = mpi::size() > 1;
+  if (tty) progress(0);
+  std::atomic<int> live{pool};
   auto worker = [&] {
     for (;;) {
       const std::size_t t = next.fetch_add(1);
-      if (t >= todo.size()) return;
+      if (t >= todo.size()) break;
       Result r;
       try {
         r = run_job(o, p, p.jobs[todo[t]], world_threads);
@@ -422,7 +250,7 @@ int run_sweep(const SweepOptions& o) {
         std::lock_guard<std::mutex> lock(mu);
         if (failure.empty()) failure = e.what();
         next = todo.size();
-        return;
+        break;
       }
       std::lock_guard<std::mutex> lock(mu);
       if (f) {
@@ -431,16 +259,46 @@ int run_sweep(const SweepOptions& o) {
       }
       results[todo[t]] = std::move(r);
       ++finished;
-      if (tty) progress();
+      if (tty && !ranks) progress(finished);
     }
+    --live;
   };
   std::vector<std::thread> threads;
-  for (int i = 1; i < pool; ++i) threads.emplace_back(worker);
-  worker();
+  if (!ranks) {
+    for (int i = 1; i < pool; ++i) threads.emplace_back(worker);
+    worker();
+  } else {
+    // Under mpirun the main thread only talks MPI (FUNNELED): it reduces the ranks' finished
+    // runs on rank 0 for the progress bar while the workers run.
+    for (int i = 0; i < pool; ++i) threads.emplace_back(worker);
+    std::size_t posted = 0;
+    for (;;) {
+      const bool ending = live == 0;
+      std::size_t mine;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        mine = finished;
+      }
+      if (root) {
+        const std::size_t others = mpi::poll_progress();
+        if (tty) progress(mine + others);
+      } else if (mine != posted) {
+        mpi::post_progress(mine, false);
+        posted = mine;
+      }
+      if (ending) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    mpi::post_progress(finished, true);
+    const std::size_t others = mpi::wait_progress();
+    if (tty) progress(finished + others);
+  }
   for (std::thread& th : threads) th.join();
   if (f) std::fclose(f);
   if (tty) std::fprintf(stderr, "\n");
+  int all_threads = hw;  // under mpirun: summed over the ranks
   if (mpi::size() > 1) {
+    all_threads = 0;
     // Every rank's rows (the CSV line, then the means) and the first failure, on every rank.
     std::vector<std::pair<std::size_t, std::string>> rows;
     for (std::size_t i : todo) {
@@ -460,6 +318,7 @@ int run_sweep(const SweepOptions& o) {
         r.means.push_back(std::strtod(text.c_str() + at + 1, nullptr));
     }
     finished = all_todo;
+    for (const std::string& t : mpi::all_gather(std::to_string(hw))) all_threads += std::stoi(t);
   }
   if (!failure.empty()) throw Error(failure);
   if (!root) return 0;
@@ -481,8 +340,10 @@ int run_sweep(const SweepOptions& o) {
   if (!o.quiet) {
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("sweep: %zu runs (%zu resumed) in %.1f s on %d thread%s (%s)\n", results.size(),
-                resumed, secs, hw, hw == 1 ? "" : "s",
+    std::string where = std::to_string(all_threads) + (all_threads == 1 ? " thread" : " threads");
+    if (mpi::size() > 1) where += " of " + std::to_string(mpi::size()) + " ranks";
+    std::printf("sweep: %zu runs (%zu resumed) in %.1f s on %s (%s)\n", results.size(), resumed,
+                secs, where.c_str(),
                 world_threads == 1 ? "one single-threaded world per thread"
                                    : "one multi-threaded world at a time");
   }

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "boids/world.hpp"
 
@@ -29,6 +30,22 @@ class IdRows {
   std::size_t elem_bytes(int col) const noexcept;
   /// Copies column `col` of the boids with id ranks [first, first + rows) to `out`.
   void gather(int col, std::size_t first, std::size_t rows, void* out) const;
+  /// Streams the columns of the binary formats (snapshots, BOIDSREC frames) to
+  /// `sink(const void*, bytes)`: every id, every kind, then x, y, (z), vx, vy, (vz), each
+  /// column whole and in id order, a chunk at a time.
+  template <class Sink>
+  void write_columns(Sink&& sink) const {
+    std::vector<char> buf(kChunk * 8);
+    const int cols[8] = {id, kind, x, y, dims_ == 3 ? z : -1, vx, vy, dims_ == 3 ? vz : -1};
+    for (int col : cols) {
+      if (col < 0) continue;
+      for (std::size_t first = 0; first < n_; first += kChunk) {
+        const std::size_t rows = n_ - first < kChunk ? n_ - first : kChunk;
+        gather(col, first, rows, buf.data());
+        sink(static_cast<const void*>(buf.data()), rows * elem_bytes(col));
+      }
+    }
+  }
   /// True when any boid has a kind other than 0.
   bool any_kind() const;
   /// True when every position and velocity is finite.

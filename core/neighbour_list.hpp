@@ -63,6 +63,11 @@ inline void offer(const ModelParams<Real>& m, const KindParams<Real>& kp, const 
   out.push_back(nb);
 }
 
+/// Topological k up to which the grid engine keeps the k nearest while gathering
+/// (parallel/list_gather.hpp); beyond it an insertion costs more than the partial sort of
+/// select().
+inline constexpr std::int32_t kMaxKBest = 32;
+
 /// Steps 2-3: keeps the topo_k nearest (all when topo_k = 0) and sorts them by id.
 template <class Real>
 inline void select(std::int32_t topo_k, std::vector<Neighbour<Real>>& nb) {
@@ -73,8 +78,17 @@ inline void select(std::int32_t topo_k, std::vector<Neighbour<Real>>& nb) {
     std::nth_element(nb.begin(), nb.begin() + (topo_k - 1), nb.end(), nearer);
     nb.resize(std::size_t(topo_k));
   }
-  std::sort(nb.begin(), nb.end(),
-            [](const Neighbour<Real>& a, const Neighbour<Real>& b) { return a.id < b.id; });
+  if (nb.size() > 32) {
+    std::sort(nb.begin(), nb.end(),
+              [](const Neighbour<Real>& a, const Neighbour<Real>& b) { return a.id < b.id; });
+    return;
+  }
+  for (std::size_t a = 1; a < nb.size(); ++a) {  // a handful (topological k): insertion sort
+    const Neighbour<Real> x = nb[a];
+    std::size_t at = a;
+    for (; at > 0 && x.id < nb[at - 1].id; --at) nb[at] = nb[at - 1];
+    nb[at] = x;
+  }
 }
 
 /// Everything after the candidates for the kind-0 boid in slot i of `in`: selection, then the

@@ -105,17 +105,7 @@ void Recorder::Impl::frame_binary(const World& w) {
   const IdRows rows(w);
   const std::uint64_t head[2] = {w.step_count(), rows.count()};
   write(head, sizeof(head));
-  std::vector<char> buf(IdRows::kChunk * sizeof(Real));
-  const int cols[8] = {IdRows::id, IdRows::kind,      0, 1, dims == 3 ? 2 : -1, 3,
-                       4,          dims == 3 ? 5 : -1};
-  for (int col : cols) {
-    if (col < 0) continue;
-    for (std::size_t first = 0; first < rows.count(); first += IdRows::kChunk) {
-      const std::size_t n = std::min(IdRows::kChunk, rows.count() - first);
-      rows.gather(col, first, n, buf.data());
-      write(buf.data(), n * rows.elem_bytes(col));
-    }
-  }
+  rows.write_columns([&](const void* data, std::size_t bytes) { write(data, bytes); });
 }
 
 template <class Real>

@@ -74,18 +74,7 @@ void emit_payload(const World& w, const std::string& toml, Sink&& sink) {
   put<std::uint32_t>(head, 0);  // reserved
   sink(head.data(), head.size());
   sink(toml.data(), toml.size());
-  std::vector<char> buf(IdRows::kChunk * 8);
-  const int dims = w.dims();
-  const int cols[8] = {IdRows::id, IdRows::kind,      0, 1, dims == 3 ? 2 : -1, 3,
-                       4,          dims == 3 ? 5 : -1};
-  for (int col : cols) {
-    if (col < 0) continue;
-    for (std::size_t first = 0; first < rows.count(); first += IdRows::kChunk) {
-      const std::size_t n = std::min(IdRows::kChunk, rows.count() - first);
-      rows.gather(col, first, n, buf.data());
-      sink(buf.data(), n * rows.elem_bytes(col));
-    }
-  }
+  rows.write_columns(sink);
 }
 
 std::uint64_t payload_bytes(const World& w, const std::string& toml) {

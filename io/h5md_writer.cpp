@@ -12,13 +12,16 @@
 // - The XDMF side (h5md_xdmf.cpp) adds per-frame virtual datasets and the XML.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
+#include <vector>
 
 #include "boids/h5md.hpp"
+#include "core/id_rows.hpp"
 #include "core/scenario.hpp"
 #include "io/h5md_hdf5.hpp"
 #include "io/h5md_xdmf.hpp"
@@ -333,11 +336,27 @@ void Writer::Impl::write_kind(int k, const World& w, std::size_t n_k) {
       H5Dset_extent(g.id.get(), ext3) < 0 || H5Dset_extent(g.species.get(), ext3) < 0)
     fail(gp, "cannot extend the datasets");
 
-  const std::span<const std::uint8_t> kind = w.kinds();
-  const std::span<const std::uint32_t> ids = w.ids();
-  const ComponentsView<Real> p = w.positions<Real>();
-  const ComponentsView<Real> v = w.velocities<Real>();
-  const std::span<const Real> pc[3] = {p.x, p.y, p.z}, vc[3] = {v.x, v.y, v.z};
+  // The boids of kind k in id order, read from the engine's store a chunk at a time
+  // (core/id_rows.hpp): no id-order copy of the store (29 B per boid in 3D float).
+  const IdRows src(w);
+  const std::size_t N = src.count(), K = IdRows::kChunk;
+  std::vector<std::uint8_t> skind(K);
+  std::vector<std::uint32_t> sid(K);
+  std::vector<Real> scol[6];
+  for (std::size_t c = 0; c < 2 * D; ++c) scol[c].resize(K);
+  std::size_t next = 0, have = 0, i = 0;  // next id rank to read; rows read; row i of them
+  const bool all_one_kind = n_k == N;
+  auto load = [&] {
+    have = std::min(K, N - next);
+    for (std::size_t c = 0; c < D; ++c) {
+      src.gather(IdRows::x + int(c), next, have, scol[c].data());
+      src.gather(IdRows::vx + int(c), next, have, scol[D + c].data());
+    }
+    src.gather(IdRows::id, next, have, sid.data());
+    if (!all_one_kind) src.gather(IdRows::kind, next, have, skind.data());
+    next += have;
+    i = 0;
+  };
   const std::size_t C = std::size_t(g.chunk);
   pbuf.resize(C * D * sizeof(Real));
   vbuf.resize(C * D * sizeof(Real));
@@ -345,21 +364,22 @@ void Writer::Impl::write_kind(int k, const World& w, std::size_t n_k) {
   sbuf.resize(C);
   Real* pb = reinterpret_cast<Real*>(pbuf.data());
   Real* vb = reinterpret_cast<Real*>(vbuf.data());
-  const bool all_one_kind = n_k == kind.size();
-  std::size_t at = 0;  // next id-order index to look at
   for (hsize_t b = 0; b < g.rows; b += C) {
     const std::size_t len = std::size_t(std::min<hsize_t>(C, g.rows - b));
     for (std::size_t r = 0; r < len; ++r) {
       if (b + r < n_k) {
-        if (!all_one_kind)
-          while (kind[at] != k) ++at;
-        for (std::size_t c = 0; c < D; ++c) {
-          pb[r * D + c] = pc[c][at];
-          vb[r * D + c] = vc[c][at];
+        for (;;) {
+          if (i == have) load();
+          if (all_one_kind || skind[i] == k) break;
+          ++i;
         }
-        ibuf[r] = std::int64_t(ids[at]);
+        for (std::size_t c = 0; c < D; ++c) {
+          pb[r * D + c] = scol[c][i];
+          vb[r * D + c] = scol[D + c][i];
+        }
+        ibuf[r] = std::int64_t(sid[i]);
         sbuf[r] = std::int8_t(k);
-        ++at;
+        ++i;
       } else {
         for (std::size_t c = 0; c < D; ++c)
           pb[r * D + c] = vb[r * D + c] = std::numeric_limits<Real>::quiet_NaN();
@@ -393,7 +413,15 @@ void Writer::frame(const World& w) {
   if (w.dims() != m.dims || w.precision() != m.precision)
     throw Error(m.path + ": recording a world of another shape");
   std::size_t n[kKindCount] = {0, 0, 0};
-  for (const std::uint8_t k : w.kinds()) ++n[k < kKindCount ? k : 0];
+  {
+    const IdRows src(w);
+    std::vector<std::uint8_t> kind(IdRows::kChunk);
+    for (std::size_t at = 0; at < src.count(); at += IdRows::kChunk) {
+      const std::size_t len = std::min(IdRows::kChunk, src.count() - at);
+      src.gather(IdRows::kind, at, len, kind.data());
+      for (std::size_t r = 0; r < len; ++r) ++n[kind[r] < kKindCount ? kind[r] : 0];
+    }
+  }
   std::vector<XdmfPart> parts;
   for (int k = 0; k < kKindCount; ++k) {
     if (!m.kinds[k].open && n[k] > 0) m.open_kind(k, n[k]);

@@ -59,6 +59,14 @@ std::unique_ptr<Stepper> make_stepper(const World& world);
 std::vector<std::string> all_gather(const std::string& mine);
 /// Waits for every rank (collective; nothing when not active).
 void barrier();
+/// Progress of work spread over the ranks (a sweep's finished runs), reduced on rank 0 while
+/// the work goes on. Main thread only (MPI is initialised FUNNELED). A rank other than 0
+/// posts its running count, and once its final count (`final`); rank 0 polls the sum of the
+/// other ranks' latest counts (non-blocking), and ends with wait_progress(), which returns
+/// their final counts' sum once every other rank posted it, so no message is left in flight.
+void post_progress(std::size_t finished, bool final);
+std::size_t poll_progress();
+std::size_t wait_progress();
 #else
 class Session {
  public:
@@ -70,6 +78,9 @@ inline bool active() noexcept { return false; }
 inline std::unique_ptr<Stepper> make_stepper(const World&) { return nullptr; }
 inline std::vector<std::string> all_gather(const std::string& mine) { return {mine}; }
 inline void barrier() {}
+inline void post_progress(std::size_t, bool) {}
+inline std::size_t poll_progress() { return 0; }
+inline std::size_t wait_progress() { return 0; }
 #endif
 
 /// The rows of an ensemble whose runs were spread over the ranks: every rank passes the

@@ -25,8 +25,9 @@
 //             (periodically wrapped in a wrap world), holds its plane: to its new owner (a
 //             migrant, however many slabs it crossed) and as a ghost to the others. One
 //             MPI_Alltoallv of (id, position, velocity); kind is 0 for every routed boid.
-//   sort      the received boids in id order (radix sort), then the single-process cell list
-//             build with the global plan (GridSettings::plan): cell, then id, as there
+//   build     the kept owned boids (in last step's cell order, never sent to themselves) and
+//             the received ones, through the single-process cell list build with the global
+//             plan (GridSettings::plan): cell, then id, as there, whatever the slot order
 //   kernels   the same row kernels over this rank's own rows only (ghost rows are not
 //             stepped), the same finish (FinishRow or finish_boid)
 //   specials  every rank steps all kind 1/2 agents with the grid engine's brute-force loop
@@ -52,7 +53,9 @@
 #include "mpi/distributed.hpp"
 #include "mpi/global_context.hpp"
 #include "mpi/helpers.hpp"
+#include "mpi/slabs.hpp"
 #include "parallel/cell_list.hpp"
+#include "parallel/list_step.hpp"
 #include "parallel/threading.hpp"
 
 namespace boids::mpi {
@@ -226,103 +229,82 @@ class DistributedGrid final : public Stepper {
     return plan_grid(gs, lo, hi, kind0_total_);
   }
 
-  // cuts_[q] .. cuts_[q + 1]: the planes rank q owns, from the global boids per plane.
-  void balance(int planes) {
-    std::vector<long long> cnt(std::size_t(planes), 0);
-    for (int z : plane_) ++cnt[std::size_t(z)];
-    MPI_Allreduce(MPI_IN_PLACE, cnt.data(), planes, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-    long long total = 0;
-    for (long long c : cnt) total += c;
-    cuts_.assign(std::size_t(size_) + 1, planes);
-    cuts_[0] = 0;
-    int z = 0;
-    long long pre = 0;
-    for (int q = 1; q < size_; ++q) {
-      const long long target = total * q / size_;
-      while (z < planes && pre + cnt[std::size_t(z)] <= target) pre += cnt[std::size_t(z++)];
-      cuts_[std::size_t(q)] = z;
-    }
-    cut_planes_ = planes;
-  }
-
-  // For every plane, the ranks that need its boids (owner and ghost holders), ascending.
-  void destinations(int planes, int reach, bool wrap) {
-    dest_.assign(std::size_t(planes), {});
-    owner_.assign(std::size_t(planes), 0);
-    for (int q = 0; q < size_; ++q) {
-      const int a = cuts_[std::size_t(q)], b = cuts_[std::size_t(q) + 1];
-      for (int z = a; z < b; ++z) owner_[std::size_t(z)] = q;
-      if (a == b) continue;
-      for (int z = a - reach; z < b + reach; ++z) {
-        int w = z;
-        if (wrap) {
-          w = ((z % planes) + planes) % planes;
-        } else if (z < 0 || z >= planes) {
-          continue;
-        }
-        std::vector<int>& d = dest_[std::size_t(w)];
-        if (d.empty() || d.back() != q) d.push_back(q);
-      }
-    }
-  }
-
-  // Migration and ghosts in one all-to-all; loc_ = everything received, in id order.
+  // Migration and ghosts in one all-to-all. loc_ = the owned boids this rank keeps (in their
+  // slots' order, which is last step's cell order), then everything received. The cell list
+  // build orders loc_ by cell, then id, whatever its slot order (parallel/cell_list.cpp), so
+  // the kept boids never travel through MPI or a sort, and their near-cell order makes the
+  // build's scatter cache-friendly, as in the single-process engine.
   template <int D>
   void exchange() {
     const std::size_t P = std::size_t(size_);
     std::vector<int> scount(P, 0), rcount(P, 0), sdispl(P + 1, 0), rdispl(P + 1, 0);
-    for (std::size_t i = 0; i < own_.n; ++i)
-      for (int q : dest_[std::size_t(plane_[i])]) ++scount[std::size_t(q)];
+    // Per plane: does this rank keep its boids (owner or ghost holder), and do others need them.
+    std::vector<char> keep(slabs_.dest.size(), 0), away(slabs_.dest.size(), 0);
+    for (std::size_t z = 0; z < slabs_.dest.size(); ++z)
+      for (int q : slabs_.dest[z]) (q == rank_ ? keep[z] : away[z]) = 1;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < own_.n; ++i) {
+      const std::size_t z = std::size_t(plane_[i]);
+      kept += std::size_t(keep[z]);
+      if (away[z])
+        for (int q : slabs_.dest[z]) scount[std::size_t(q)] += q != rank_;
+    }
     for (std::size_t q = 0; q < P; ++q) sdispl[q + 1] = sdispl[q] + scount[q];
-    std::vector<std::uint32_t> sid(static_cast<std::size_t>(sdispl[P]));
-    std::vector<Real> sreal(sid.size() * 2 * D);
+    sid_.resize(static_cast<std::size_t>(sdispl[P]));
+    sreal_.resize(sid_.size() * 2 * D);
     std::vector<int> at(sdispl.begin(), sdispl.end() - 1);
     ghost_bytes_ = migrant_bytes_ = 0;
     const std::uint64_t rec = sizeof(std::uint32_t) + 2 * D * sizeof(Real);
     for (std::size_t i = 0; i < own_.n; ++i) {
       const int z = plane_[i];
-      for (int q : dest_[std::size_t(z)]) {
-        const std::size_t k = std::size_t(at[std::size_t(q)]++);
-        sid[k] = own_.id[i];
-        for (int c = 0; c < D; ++c) {
-          sreal[2 * D * k + c] = own_.p[c][i];
-          sreal[2 * D * k + D + c] = own_.v[c][i];
-        }
+      if (!away[std::size_t(z)]) continue;
+      for (int q : slabs_.dest[std::size_t(z)]) {
         if (q == rank_) continue;
-        (owner_[std::size_t(z)] == q ? migrant_bytes_ : ghost_bytes_) += rec;
+        const std::size_t k = std::size_t(at[std::size_t(q)]++);
+        sid_[k] = own_.id[i];
+        for (int c = 0; c < D; ++c) {
+          sreal_[2 * D * k + c] = own_.p[c][i];
+          sreal_[2 * D * k + D + c] = own_.v[c][i];
+        }
+        (slabs_.owner[std::size_t(z)] == q ? migrant_bytes_ : ghost_bytes_) += rec;
       }
     }
-    std::vector<std::uint32_t> rid;
-    std::vector<Real> rreal;
     {
       InMpi in_mpi(mpi_cpu_, mpi_wall_);
       MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, MPI_COMM_WORLD);
       for (std::size_t q = 0; q < P; ++q) rdispl[q + 1] = rdispl[q] + rcount[q];
-      rid.resize(static_cast<std::size_t>(rdispl[P]));
-      rreal.resize(rid.size() * 2 * D);
-      MPI_Alltoallv(sid.data(), scount.data(), sdispl.data(), MPI_UINT32_T, rid.data(),
+      rid_.resize(static_cast<std::size_t>(rdispl[P]));
+      rreal_.resize(rid_.size() * 2 * D);
+      MPI_Alltoallv(sid_.data(), scount.data(), sdispl.data(), MPI_UINT32_T, rid_.data(),
                     rcount.data(), rdispl.data(), MPI_UINT32_T, MPI_COMM_WORLD);
       for (std::size_t q = 0; q < P; ++q) {
         scount[q] *= 2 * D, sdispl[q] *= 2 * D;
         rcount[q] *= 2 * D, rdispl[q] *= 2 * D;
       }
-      MPI_Alltoallv(sreal.data(), scount.data(), sdispl.data(), mpi_real<Real>(), rreal.data(),
+      MPI_Alltoallv(sreal_.data(), scount.data(), sdispl.data(), mpi_real<Real>(), rreal_.data(),
                     rcount.data(), rdispl.data(), mpi_real<Real>(), MPI_COMM_WORLD);
     }
-    const std::size_t n = rid.size();
-    sort_by_id(rid.data(), n, order_, tmp_);
+    const std::size_t n = kept + rid_.size();
     reserve_padded(loc_, D, n);
-    ex_->parallel_for(n, 16384, [&](std::size_t b, std::size_t e) {
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < own_.n; ++i) {
+      if (!keep[std::size_t(plane_[i])]) continue;
+      for (int c = 0; c < D; ++c) {
+        loc_.p[c][k] = own_.p[c][i];
+        loc_.v[c][k] = own_.v[c][i];
+      }
+      loc_.id[k++] = own_.id[i];
+    }
+    ex_->parallel_for(rid_.size(), 16384, [&](std::size_t b, std::size_t e) {
       for (std::size_t j = b; j < e; ++j) {
-        const std::size_t i = order_[j];
         for (int c = 0; c < D; ++c) {
-          loc_.p[c][j] = rreal[2 * D * i + c];
-          loc_.v[c][j] = rreal[2 * D * i + D + c];
+          loc_.p[c][kept + j] = rreal_[2 * D * j + c];
+          loc_.v[c][kept + j] = rreal_[2 * D * j + D + c];
         }
-        loc_.kind[j] = 0;
-        loc_.id[j] = rid[i];
+        loc_.id[kept + j] = rid_[j];
       }
     });
+    std::fill(loc_.kind.data(), loc_.kind.data() + n, std::uint8_t(0));
   }
 
   // The kind 1/2 agent in slot i of spec_ over its own kind: the grid engine's special_sums.
@@ -358,46 +340,10 @@ class DistributedGrid final : public Stepper {
     return select_row_kernel<Real>(isa_, m_.dims, plan.wrap, kp.full_view);
   }
 
+  // The metric rules: the row kernels over this rank's own rows, then the finish.
   template <int D>
-  void step_once() {
-    constexpr int A = D - 1;  // the slab axis: the slowest in cell order
-    GridSettings gs = settings();
-    GridPlan plan;
-    {
-      InMpi in_mpi(mpi_cpu_, mpi_wall_);
-      plan = global_plan(gs);
-    }
-    const int planes = plan.n[A];
-    plane_.resize(own_.n);
-    ex_->parallel_for(own_.n, 16384, [&](std::size_t b, std::size_t e) {
-      for (std::size_t i = b; i < e; ++i)
-        plane_[i] = axis_cell(double(own_.p[A][i]), plan.lo[A], plan.inv_cell[A], planes);
-    });
-    if (planes != cut_planes_ || steps_ % kBalanceEvery == 0) {
-      InMpi in_mpi(mpi_cpu_, mpi_wall_);
-      balance(planes);
-    }
-    destinations(planes, plan.reach[A], m_.boundary == Boundary::wrap);
-    exchange<D>();
-
-    gs.plan = &plan;
-    cells_.build(gs, loc_, in_, *ex_);
-    const GridView<Real> g = cells_.view(in_, m_);
-    const std::size_t per_plane = D == 3 ? std::size_t(plan.n[1]) : 1;
-    const std::size_t row0 = std::size_t(cuts_[std::size_t(rank_)]) * per_plane;
-    const std::size_t row1 = std::size_t(cuts_[std::size_t(rank_) + 1]) * per_plane;
-    const std::uint32_t s0 = g.row_start(row0), s1 = g.row_start(row1);
-
-    StepContext<Real> ctx;
-    ctx.step = steps_;
-    ctx.seed = def_.seed;
-    prepare_behaviours(m_, spec_, ctx);
-    {
-      InMpi in_mpi(mpi_cpu_, mpi_wall_);
-      complete_context(m_, in_, s0, s1, ctx, MPI_COMM_WORLD);
-    }
-
-    reserve_padded(out_, D, in_.n);
+  void step_rows(const StepContext<Real>& ctx, const GridPlan& plan, const GridView<Real>& g,
+                 std::size_t row0, std::size_t row1) {
     const FinishRow<Real> fin =
         ctx.beh.active ? nullptr : select_finish_row<Real>(isa_, D, m_.boundary);
     FinishView<Real> fv;
@@ -434,6 +380,62 @@ class DistributedGrid final : public Stepper {
         }
       }
     });
+  }
+
+  template <int D>
+  void step_once() {
+    constexpr int A = D - 1;  // the slab axis: the slowest in cell order
+    GridSettings gs = settings();
+    GridPlan plan;
+    {
+      InMpi in_mpi(mpi_cpu_, mpi_wall_);
+      plan = global_plan(gs);
+    }
+    const int planes = plan.n[A];
+    plane_.resize(own_.n);
+    ex_->parallel_for(own_.n, 16384, [&](std::size_t b, std::size_t e) {
+      for (std::size_t i = b; i < e; ++i)
+        plane_[i] = axis_cell(double(own_.p[A][i]), plan.lo[A], plan.inv_cell[A], planes);
+    });
+    if (planes != slabs_.planes || steps_ % kBalanceEvery == 0) {
+      std::vector<long long> cnt(std::size_t(planes), 0);
+      for (int z : plane_) ++cnt[std::size_t(z)];
+      {
+        InMpi in_mpi(mpi_cpu_, mpi_wall_);
+        MPI_Allreduce(MPI_IN_PLACE, cnt.data(), planes, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+      }
+      slabs_.balance(cnt, size_);
+    }
+    slabs_.route(plan.reach[A], m_.boundary == Boundary::wrap);
+    exchange<D>();
+
+    gs.plan = &plan;
+    cells_.build(gs, loc_, in_, *ex_);
+    const GridView<Real> g = cells_.view(in_, m_);
+    const std::size_t per_plane = D == 3 ? std::size_t(plan.n[1]) : 1;
+    const std::size_t row0 = std::size_t(slabs_.cuts[std::size_t(rank_)]) * per_plane;
+    const std::size_t row1 = std::size_t(slabs_.cuts[std::size_t(rank_) + 1]) * per_plane;
+    const std::uint32_t s0 = g.row_start(row0), s1 = g.row_start(row1);
+
+    StepContext<Real> ctx;
+    ctx.step = steps_;
+    ctx.seed = def_.seed;
+    prepare_behaviours(m_, spec_, ctx);
+    {
+      InMpi in_mpi(mpi_cpu_, mpi_wall_);
+      complete_context(m_, in_, s0, s1, ctx, MPI_COMM_WORLD);
+    }
+
+    reserve_padded(out_, D, in_.n);
+    if (m_.list.active) {
+      // Topological neighbours and the couzin profile (parallel/list_step.hpp) step every
+      // held row, the ghost rows too: an owned boid's result depends only on its stencil
+      // cells, which this rank holds whole; a ghost's is incomplete and dropped with the
+      // ghost slots below. (A row range for list_step would save the ghost rows' work.)
+      list_step<Real>(m_, ctx, g, in_, out_, *ex_);
+    } else {
+      step_rows<D>(ctx, plan, g, row0, row1);
+    }
     // The kind 1/2 agents, on every rank alike.
     BoidStore<Real> spec_next;
     spec_next.dims = D;
@@ -461,15 +463,15 @@ class DistributedGrid final : public Stepper {
   std::size_t kind0_total_ = 0;
   BoidStore<Real> own_;   // the kind-0 boids this rank owns (any order)
   BoidStore<Real> spec_;  // every kind 1/2 agent, in id order (replicated)
-  BoidStore<Real> loc_;   // owned + ghosts, id order; the cell list's input
+  BoidStore<Real> loc_;   // kept owned boids, then the received ones; the cell list's input
   BoidStore<Real> in_;    // loc_ in cell order
   BoidStore<Real> out_;   // the step's result, same slots as in_
   CellList<Real> cells_;
   std::vector<int> plane_;  // slab-axis plane of every owned boid
-  std::vector<int> cuts_, owner_;
-  std::vector<std::vector<int>> dest_;
-  int cut_planes_ = -1;
+  Slabs slabs_;
   std::vector<std::uint32_t> order_, tmp_;
+  std::vector<std::uint32_t> sid_, rid_;  // exchange buffers, kept across steps
+  std::vector<Real> sreal_, rreal_;
   std::uint64_t ghost_bytes_ = 0, migrant_bytes_ = 0;  // sent by this rank in the last step
   std::uint64_t ghost_total_ = 0, migrant_total_ = 0, steps_run_ = 0;
   double step_cpu_ = 0, mpi_cpu_ = 0, mpi_wall_ = 0;  // seconds over the steps counted
@@ -484,15 +486,6 @@ std::unique_ptr<Stepper> make_stepper(const World& world) {
   if (def.engine != EngineKind::grid)
     throw Error(
         "engine.kind: a distributed run (mpirun) steps with the grid engine; use --engine grid");
-  // The neighbour-list rules (parallel/list_step.cpp) are not distributed yet.
-  if (def.kinds[0].rules.neighbours == NeighbourRule::topological)
-    throw Error(
-        "rules.neighbours: \"topological\" is not supported by a distributed run "
-        "(mpirun) yet; run it in one process");
-  if (def.profile == Profile::couzin)
-    throw Error(
-        "world.profile: \"couzin\" is not supported by a distributed run (mpirun) yet; "
-        "run it in one process");
   if (world.precision() == Precision::f64) return std::make_unique<DistributedGrid<double>>(world);
   return std::make_unique<DistributedGrid<float>>(world);
 }

@@ -15,6 +15,19 @@ namespace {
 bool g_active = false;
 int g_rank = 0, g_size = 1;
 
+// Rank 0's record of the other ranks' progress posts (post_progress / poll_progress).
+constexpr int kProgressTag = 7101, kProgressFinalTag = 7102;
+std::vector<unsigned long long> g_latest;  // per rank, its latest posted count
+int g_finals = 0;                          // ranks that posted their final count
+
+void receive_progress(int source, int tag) {
+  unsigned long long v = 0;
+  MPI_Recv(&v, 1, MPI_UNSIGNED_LONG_LONG, source, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  if (g_latest.size() != std::size_t(g_size)) g_latest.assign(std::size_t(g_size), 0);
+  g_latest[std::size_t(source)] = v;
+  if (tag == kProgressFinalTag) ++g_finals;
+}
+
 bool started_by_mpirun() {
   return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK") || std::getenv("PMI_RANK");
 }
@@ -57,6 +70,46 @@ std::vector<std::string> all_gather(const std::string& mine) {
 
 void barrier() {
   if (g_active) MPI_Barrier(MPI_COMM_WORLD);
+}
+
+void post_progress(std::size_t finished, bool final) {
+  if (!g_active || g_rank == 0) return;
+  // Eight bytes: sent eagerly, so this does not wait for rank 0 to receive.
+  const unsigned long long v = finished;
+  MPI_Send(&v, 1, MPI_UNSIGNED_LONG_LONG, 0, final ? kProgressFinalTag : kProgressTag,
+           MPI_COMM_WORLD);
+}
+
+std::size_t poll_progress() {
+  if (!g_active || g_rank != 0) return 0;
+  for (int tag : {kProgressTag, kProgressFinalTag}) {
+    for (;;) {
+      int flag = 0;
+      MPI_Status st;
+      MPI_Iprobe(MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &flag, &st);
+      if (!flag) break;
+      receive_progress(st.MPI_SOURCE, tag);
+    }
+  }
+  unsigned long long sum = 0;
+  for (unsigned long long v : g_latest) sum += v;
+  return std::size_t(sum);
+}
+
+std::size_t wait_progress() {
+  if (!g_active || g_rank != 0) return 0;
+  // Only the progress posts are point-to-point messages in flight here (the collectives
+  // use their own communicator context), so any tag probed is one of ours.
+  while (g_finals < g_size - 1) {
+    MPI_Status st;
+    MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+    receive_progress(st.MPI_SOURCE, st.MPI_TAG);
+  }
+  unsigned long long sum = 0;
+  for (unsigned long long v : g_latest) sum += v;
+  g_latest.clear();
+  g_finals = 0;
+  return std::size_t(sum);
 }
 
 }  // namespace boids::mpi

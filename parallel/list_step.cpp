@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/neighbour_list.hpp"
+#include "parallel/list_gather.hpp"
 
 namespace boids {
 namespace {
@@ -72,8 +73,25 @@ void gather_runs(const ModelParams<Real>& m, const BoidStore<Real>& s, std::uint
 template <class Real, int D>
 void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const GridView<Real>& g,
                const BoidStore<Real>& in, BoidStore<Real>& out, Executor& ex) {
+  // Topological k up to kMaxKBest: the per-ISA gather keeps the k nearest as it goes
+  // (parallel/list_gather.hpp); beyond, every visible candidate and a partial sort.
+  const bool select_early = m.list.topo_k > 0 && m.list.topo_k <= nlist::kMaxKBest;
+  list_detail::GatherInput<Real> gin;
+  for (int c = 0; c < D; ++c) {
+    gin.p[c] = in.p[c].data();
+    gin.v[c] = in.v[c].data();
+  }
+  gin.id = in.id.data();
+  gin.size = m.size;
+  gin.inv_size = m.inv_size;
+  gin.radius2 = m.kind[0].radius2;
+  gin.cos_half_view = m.kind[0].cos_half_view;
+  gin.full_view = m.kind[0].full_view;
+  const list_detail::GatherFn<Real> gather =
+      list_detail::select_gather_fn<Real>(D, m.boundary == Boundary::wrap);
   ex.parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
     std::vector<nlist::Neighbour<Real>> list;
+    std::vector<nlist::Neighbour<Real>> best(select_early ? std::size_t(m.list.topo_k) : 1);
     CandidateRun<Real> runs[kMaxRuns];
     for (std::size_t row = b; row < e; ++row) {
       const std::uint32_t c0 = std::uint32_t(row) * std::uint32_t(g.n[0]);
@@ -82,6 +100,13 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
         if (first == last) continue;
         const int nr = cell_runs(g, cell, runs);
         for (std::uint32_t i = first; i < last; ++i) {
+          if (select_early) {
+            int found = 0;
+            gather(gin, i, runs, nr, m.list.topo_k, best.data(), &found);
+            list.assign(best.begin(), best.begin() + found);
+            nlist::finish_from_list<Real, D>(m, ctx, in, i, list, out, i);
+            continue;
+          }
           list.clear();
           if (m.boundary == Boundary::wrap)
             gather_runs<Real, D, true>(m, in, i, runs, nr, list);

@@ -1,15 +1,18 @@
 // Flock metrics (include/boids/metrics.hpp, docs/metrics.md).
 //
-// Design. The boids of the chosen kind are copied out of the world in id order. Three passes
-// follow, each over FIXED blocks of kBlock boids whose partial sums are combined in block
-// order, so no result depends on the thread count or on how the executor splits the loop:
-//   A. id order: speeds, unit velocities and the centre sums (circular under `wrap`);
-//   B. id order: the angular momentum sum r_hat x v_hat about that centre;
+// Design. The boids of the chosen kind are copied straight from the engine's store, in its
+// own slot order (sequential reads; no id-order copy of the world). Every sum is taken in
+// 128-bit fixed point (FixedSum, parallel/metrics_pairs.hpp): integer additions, exact in any
+// order, so no result depends on the slot order, the engine, the thread count or how the
+// executor splits a loop. Three passes over blocks of kBlock boids follow:
+//   A. speeds, unit velocities and the centre sums (circular under `wrap`, with a
+//      table-and-series sine and cosine: a fixed sequence of correctly rounded operations);
+//   B. the angular momentum sum r_hat x v_hat about that centre;
 //   C. cell order: a private cell list (cells of edge >= the radius, boids counting-sorted by
-//      cell, stable in id order) gives every boid its neighbour count (radius, view cone, with
-//      the model's own arithmetic in the world's precision), its nearest same-kind neighbour
-//      (rings of cells searched outwards until no unvisited cell can hold a nearer one) and
-//      the cluster links (pairs closer than the radius) fed to a lock-free union-find.
+//      cell) and the pair pass (parallel/metrics_pairs.hpp, compiled per instruction set):
+//      every boid's neighbour count (radius, view cone, with the model's own arithmetic in the
+//      world's precision), its nearest same-kind neighbour and the cluster links fed to a
+//      lock-free union-find.
 // The union-find links the larger root under the smaller with a compare-and-swap; whatever
 // order the links arrive in, the final partition is the connected components of the link
 // graph, which is unique, so the cluster count and the largest size are exact and
@@ -24,8 +27,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/engine.hpp"
 #include "core/model.hpp"
 #include "parallel/metrics_cells.hpp"
+#include "parallel/metrics_pairs.hpp"
 #include "parallel/threading.hpp"
 
 namespace boids {
@@ -34,30 +39,78 @@ namespace {
 constexpr std::size_t kBlock = 2048;
 constexpr double kTwoPi = 6.283185307179586476925286766559;
 
+// sin and cos of 2*pi*u for the circular centre, without a libm call per boid: the angle is
+// split into one of 1024 table angles (std::sin/std::cos, built once) and a remainder f in
+// [0, 2*pi/1024), whose sine and cosine come from their Taylor series (terms beyond those kept
+// are below 1e-19), then the angle-sum formulas. A fixed sequence of correctly rounded
+// operations, so the same bits on every thread count and instruction set; within a few units
+// of the last place of sin and cos.
+struct TurnTable {
+  static constexpr int kSize = 1024;
+  double sin[kSize], cos[kSize];
+  TurnTable() {
+    for (int k = 0; k < kSize; ++k) {
+      sin[k] = std::sin(kTwoPi * k / kSize);
+      cos[k] = std::cos(kTwoPi * k / kSize);
+    }
+  }
+};
+
+inline void sincos_turn(double u, double* sn, double* cs) {
+  static const TurnTable table;
+  if (!(u >= 0 && u < 1)) u -= std::floor(u);  // positions lie in [0, L): rarely taken
+  const double scaled = u * TurnTable::kSize;
+  int k = int(scaled);
+  k = k < 0 ? 0 : (k >= TurnTable::kSize ? TurnTable::kSize - 1 : k);
+  const double f = (scaled - k) * (kTwoPi / TurnTable::kSize), f2 = f * f;
+  const double sf = f * (1 - f2 / 6 * (1 - f2 / 20));
+  const double cf = 1 - f2 / 2 * (1 - f2 / 12 * (1 - f2 / 30));
+  *sn = table.sin[k] * cf + table.cos[k] * sf;
+  *cs = table.cos[k] * cf - table.sin[k] * sf;
+}
+
 using namespace metrics_detail;
 
 template <class Real, int D>
 FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, int kind) {
   const WorldDef& def = world.def();
-  const std::span<const std::uint8_t> kinds = world.kinds();
-  const ComponentsView<Real> pv = world.positions<Real>(), vv = world.velocities<Real>();
-  const std::span<const Real> pc[3] = {pv.x, pv.y, pv.z}, vc[3] = {vv.x, vv.y, vv.z};
-  std::size_t n = 0;
-  for (std::uint8_t k : kinds) n += k == kind;
+  const auto* engine = dynamic_cast<const EngineT<Real>*>(&engine_of(world));
+  if (!engine) throw Error("metrics: the world's precision does not match its engine");
+  const BoidStore<Real>& store = engine->slots();
+  const std::size_t total = store.n;
+  // Gather the kind's boids in the store's own slot order (sequential reads; every sum below
+  // is exact in fixed point, so the order cannot change a bit): count per block, then copy.
+  const std::size_t gblocks = (total + kBlock - 1) / kBlock;
+  s.offset.assign(gblocks + 1, 0);
+  ex.parallel_for(gblocks, 1, [&](std::size_t b0, std::size_t b1) {
+    for (std::size_t b = b0; b < b1; ++b) {
+      std::uint32_t k = 0;
+      for (std::size_t r = b * kBlock; r < std::min(total, (b + 1) * kBlock); ++r)
+        k += store.kind[r] == kind;
+      s.offset[b + 1] = k;
+    }
+  });
+  for (std::size_t b = 0; b < gblocks; ++b) s.offset[b + 1] += s.offset[b];
+  const std::size_t n = s.offset[gblocks];
   for (int c = 0; c < D; ++c) {
     s.p[c].resize(n);
     s.v[c].resize(n);
-    s.sp[c].resize(n);
-    s.sv[c].resize(n);
+    s.sp[c].resize(n + kPairPad);
+    s.sv[c].resize(n + kPairPad);
   }
-  for (std::size_t i = 0, o = 0; i < kinds.size(); ++i) {
-    if (kinds[i] != kind) continue;
-    for (int c = 0; c < D; ++c) {
-      s.p[c][o] = pc[c][i];
-      s.v[c][o] = vc[c][i];
+  ex.parallel_for(gblocks, 1, [&](std::size_t b0, std::size_t b1) {
+    for (std::size_t b = b0; b < b1; ++b) {
+      std::size_t o = s.offset[b];
+      for (std::size_t slot = b * kBlock; slot < std::min(total, (b + 1) * kBlock); ++slot) {
+        if (store.kind[slot] != kind) continue;
+        for (int c = 0; c < D; ++c) {
+          s.p[c][o] = store.p[c][slot];
+          s.v[c][o] = store.v[c][slot];
+        }
+        ++o;
+      }
     }
-    ++o;
-  }
+  });
   FlockMetrics m;
   m.count = n;
   if (n == 0) return m;
@@ -72,6 +125,12 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
   // Pass A.
   blocks([&](std::size_t b, std::size_t i0, std::size_t i1) {
     Partial& q = s.part[b];
+    for (int c = 0; c < D && !wrap; ++c) {
+      const auto [mn, mx] = std::minmax_element(s.p[c].begin() + std::ptrdiff_t(i0),
+                                                s.p[c].begin() + std::ptrdiff_t(i1));
+      q.lo[c] = double(*mn);
+      q.hi[c] = double(*mx);
+    }
     for (std::size_t i = i0; i < i1; ++i) {
       double v[3] = {0, 0, 0}, s2 = 0;
       for (int c = 0; c < D; ++c) {
@@ -79,23 +138,29 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
         s2 += v[c] * v[c];
       }
       const double sp = std::sqrt(s2);
-      q.speed += sp;
+      q.speed += fixed_value(sp);
       if (!(sp > 0)) continue;
       q.moving += 1;
       for (int c = 0; c < D; ++c) {
-        q.vhat[c] += v[c] / sp;
+        q.vhat[c] += fixed_unit(v[c] / sp);
         const double x = double(s.p[c][i]);
         if (wrap) {
-          q.centre_a[c] += std::sin(kTwoPi * x / def.size);
-          q.centre_b[c] += std::cos(kTwoPi * x / def.size);
+          double sn, cs;
+          sincos_turn(x / def.size, &sn, &cs);
+          q.centre_a[c] += fixed_unit(sn);
+          q.centre_b[c] += fixed_unit(cs);
         } else {
-          q.centre_a[c] += x;
+          q.centre_a[c] += fixed_value(x);
         }
       }
     }
   });
   Partial t;
   for (const Partial& q : s.part) {
+    for (int c = 0; c < 3; ++c) {
+      t.lo[c] = std::min(t.lo[c], q.lo[c]);
+      t.hi[c] = std::max(t.hi[c], q.hi[c]);
+    }
     t.speed += q.speed;
     t.moving += q.moving;
     for (int c = 0; c < 3; ++c) {
@@ -104,18 +169,22 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
       t.centre_b[c] += q.centre_b[c];
     }
   }
+  for (int c = D; c < 3; ++c) t.lo[c] = t.hi[c] = 0;
   m.moving = t.moving;
-  m.mean_speed = t.speed / double(n);
+  m.mean_speed = double(t.speed) / kValueScale / double(n);
   double centre[3] = {0, 0, 0};
   if (t.moving > 0) {
     double pol2 = 0;
     for (int c = 0; c < D; ++c) {
-      pol2 += t.vhat[c] * t.vhat[c];
+      const double vh = double(t.vhat[c]) / kUnitScale;
+      pol2 += vh * vh;
       if (wrap) {
-        double a = std::atan2(t.centre_a[c], t.centre_b[c]) / kTwoPi * def.size;
+        double a =
+            std::atan2(double(t.centre_a[c]) / kUnitScale, double(t.centre_b[c]) / kUnitScale) /
+            kTwoPi * def.size;
         centre[c] = a < 0 ? a + def.size : a;
       } else {
-        centre[c] = t.centre_a[c] / double(t.moving);
+        centre[c] = double(t.centre_a[c]) / kValueScale / double(t.moving);
       }
     }
     m.polarization = std::min(1.0, std::sqrt(pol2) / double(t.moving));
@@ -128,34 +197,33 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
           v[c] = double(s.v[c][i]);
           v2 += v[c] * v[c];
           r[c] = double(s.p[c][i]) - centre[c];
-          if (wrap) r[c] -= def.size * std::nearbyint(r[c] / def.size);
+          if (wrap) {  // r - L*nearbyint(r/L) for |r/L| < 1, without a libm call
+            const double turns = r[c] / def.size;
+            r[c] -= def.size * double(int(turns > 0.5) - int(turns < -0.5));
+          }
           r2 += r[c] * r[c];
         }
         if (!(v2 > 0) || !(r2 > 0)) continue;
         const double inv = 1.0 / (std::sqrt(v2) * std::sqrt(r2));
-        q.mom[2] += (r[0] * v[1] - r[1] * v[0]) * inv;
+        q.mom[2] += fixed_unit((r[0] * v[1] - r[1] * v[0]) * inv);
         if (D == 3) {
-          q.mom[0] += (r[1] * v[2] - r[2] * v[1]) * inv;
-          q.mom[1] += (r[2] * v[0] - r[0] * v[2]) * inv;
+          q.mom[0] += fixed_unit((r[1] * v[2] - r[2] * v[1]) * inv);
+          q.mom[1] += fixed_unit((r[2] * v[0] - r[0] * v[2]) * inv);
         }
       }
     });
-    double mom[3] = {0, 0, 0};
+    FixedSum momf[3] = {0, 0, 0};
     for (const Partial& q : s.part) {
-      for (int c = 0; c < 3; ++c) mom[c] += q.mom[c];
+      for (int c = 0; c < 3; ++c) momf[c] += q.mom[c];
     }
+    double mom[3];
+    for (int c = 0; c < 3; ++c) mom[c] = double(momf[c]) / kUnitScale;
     m.milling = std::min(
         1.0, std::sqrt(mom[0] * mom[0] + mom[1] * mom[1] + mom[2] * mom[2]) / double(t.moving));
   }
   // Pass C: the cell list.
-  double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-  for (int c = 0; c < D; ++c) {
-    const auto [mn, mx] = std::minmax_element(s.p[c].begin(), s.p[c].end());
-    lo[c] = double(*mn);
-    hi[c] = double(*mx);
-  }
   const ModelParams<Real> mp = ModelParams<Real>::from_def(def);
-  const Grid g = make_grid(def, def.kinds[kind].rules.radius, n, lo, hi);
+  const Grid g = make_grid(def, def.kinds[kind].rules.radius, n, t.lo, t.hi);
   const std::size_t ncells = g.cells();
   s.cell.resize(n);
   s.sorted_cell.resize(n);
@@ -171,42 +239,63 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
   });
   for (std::size_t i = 0; i < n; ++i) s.start[s.cell[i] + 1] += 1;
   for (std::size_t c = 0; c < ncells; ++c) s.start[c + 1] += s.start[c];
+  const KindParams<Real>& kp = mp.kind[kind];
   {
     std::vector<std::uint32_t>& fill = s.size;  // reused as the scatter cursor
     fill.assign(s.start.begin(), s.start.end() - 1);
+    const bool velocities = !kp.full_view;  // only the view test reads them
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint32_t to = fill[s.cell[i]]++;
       s.sorted_cell[to] = s.cell[i];
-      for (int c = 0; c < D; ++c) {
-        s.sp[c][to] = s.p[c][i];
-        s.sv[c][to] = s.v[c][i];
-      }
+      for (int c = 0; c < D; ++c) s.sp[c][to] = s.p[c][i];
+      if (!velocities) continue;
+      for (int c = 0; c < D; ++c) s.sv[c][to] = s.v[c][i];
     }
   }
-  if (s.parent_cap < n) {
-    s.parent.reset(new std::atomic<std::uint32_t>[n]);
+  if (s.parent_cap < n) {  // padded: the pair pass reads whole batches of entries
+    s.parent.reset(new std::atomic<std::uint32_t>[n + kPairPad]);
     s.parent_cap = n;
   }
-  for (std::size_t i = 0; i < n; ++i)
-    s.parent[i].store(std::uint32_t(i), std::memory_order_relaxed);
-  s.part.assign(nblocks, Partial{});
-  auto run_kernel = [&](const auto& kernel) {
-    blocks([&](std::size_t b, std::size_t i0, std::size_t i1) { kernel.run(i0, i1, s.part[b]); });
-  };
-  if (wrap) {
-    run_kernel(Kernel<Real, D, true>(s, g, mp, kind, s.parent.get()));
-  } else {
-    run_kernel(Kernel<Real, D, false>(s, g, mp, kind, s.parent.get()));
+  for (std::size_t i = n; i < n + kPairPad; ++i) s.parent[i].store(0, std::memory_order_relaxed);
+  blocks([&](std::size_t, std::size_t i0, std::size_t i1) {
+    for (std::size_t i = i0; i < i1; ++i)
+      s.parent[i].store(std::uint32_t(i), std::memory_order_relaxed);
+  });
+  PairInput<Real> in;
+  for (int c = 0; c < D; ++c) {
+    in.p[c] = s.sp[c].data();
+    in.v[c] = s.sv[c].data();
   }
+  in.start = s.start.data();
+  in.sorted_cell = s.sorted_cell.data();
+  bool five = true;
+  for (int a = 0; a < 3; ++a) {
+    in.n[a] = g.n[a];
+    in.lo[a] = g.lo[a];
+    five = five && (a >= D || g.n[a] >= 5);
+  }
+  in.edge = g.edge;
+  in.wrap = !wrap ? PairWrap::none : five ? PairWrap::shift : PairWrap::min_image;
+  in.size = mp.size;
+  in.inv_size = mp.inv_size;
+  in.radius2 = kp.radius2;
+  in.cos_half_view = kp.cos_half_view;
+  // Topological neighbours: the model sees at most the k nearest of the visible ones.
+  in.topo_k = kind == 0 ? std::uint64_t(mp.list.topo_k) : 0;
+  in.parent = s.parent.get();
+  const PairFn<Real> pairs = select_pair_fn<Real>(D, in.wrap, !kp.full_view);
+  std::vector<PairSums>& sums = s.sums;
+  sums.assign(nblocks, PairSums{});
+  blocks([&](std::size_t b, std::size_t i0, std::size_t i1) { pairs(in, i0, i1, sums[b]); });
   std::uint64_t neighbours = 0, nnd_count = 0;
-  double nnd = 0;
-  for (const Partial& q : s.part) {
+  FixedSum nnd = 0;
+  for (const PairSums& q : sums) {
     neighbours += q.neighbours;
     nnd += q.nnd;
     nnd_count += q.nnd_count;
   }
   m.mean_neighbours = double(neighbours) / double(n);
-  m.mean_nnd = nnd_count > 0 ? nnd / double(nnd_count) : 0.0;
+  m.mean_nnd = nnd_count > 0 ? double(nnd) / kValueScale / double(nnd_count) : 0.0;
   // Components: roots have parent[x] == x.
   s.size.assign(n, 0);
   std::uint32_t largest = 0;

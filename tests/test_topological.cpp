@@ -146,3 +146,46 @@ TEST_CASE("topological: mean_neighbours counts at most k per boid", "[topologica
   CHECK(m.mean_neighbours <= 4);
   CHECK(m.mean_neighbours > 3);  // about 30 visible on average: nearly every boid has 4
 }
+
+TEST_CASE("topological: ties on a lattice, naive = grid for small and large k",
+          "[topological][parallel]") {
+  // 20 x 20 boids one unit apart in a wrapped box of 20: every boid has 4 neighbours at 1,
+  // 4 at sqrt(2), 4 at 2, ..., so the k-th place is a tie that only the id settles. k = 6 takes
+  // the grid's early selection (nlist::KBest), k = 40 the partial sort (beyond kMaxKBest).
+  for (int k : {6, 40}) {
+    boids::WorldDef d = boids::test::tiny_def(2, 20, boids::Boundary::wrap, 400);
+    d.kinds[0].rules.radius = 4.5;
+    d.kinds[0].rules.separation_radius = 1.5;
+    d.kinds[0].rules.view_angle = 300;
+    d.kinds[0].rules.neighbours = boids::NeighbourRule::topological;
+    d.kinds[0].rules.topological_k = k;
+    std::vector<double> pos, vel;
+    for (int i = 0; i < 400; ++i) {
+      pos.insert(pos.end(), {double(i % 20) + 0.5, double(i / 20) + 0.5});
+      vel.insert(vel.end(), {std::cos(i * 0.7), std::sin(i * 0.7)});
+    }
+    const boids::State s0 = boids::test::make_state(2, pos, vel);
+    INFO("k " << k);
+    auto hash = [&](boids::EngineKind e, int threads, int steps) {
+      boids::WorldDef x = d;
+      x.engine = e;
+      x.threads = threads;
+      boids::World w = boids::test::create_checked(x);
+      w.set_state(s0);
+      w.step(steps);
+      return w.state_hash();
+    };
+    for (int steps : {1, 6}) {
+      const auto naive = hash(boids::EngineKind::naive, 1, steps);
+      CHECK(hash(boids::EngineKind::grid, 1, steps) == naive);
+      CHECK(hash(boids::EngineKind::grid, 2, steps) == naive);
+    }
+    // And k matters on this lattice.
+    boids::WorldDef other = d;
+    other.kinds[0].rules.topological_k = k + 1;
+    boids::World w = boids::World::create(other);
+    w.set_state(s0);
+    w.step(1);
+    CHECK(w.state_hash() != hash(boids::EngineKind::grid, 1, 1));
+  }
+}

@@ -1,4 +1,4 @@
-// App: submitting a def, choosing the glyph, framing the flock, the scene's rectangle.
+// App: submitting a def, choosing the glyph, framing the flock, the scene's rectangle, the window.
 #include <algorithm>
 #include <string>
 
@@ -50,6 +50,30 @@ void App::frame_flock() {
   scene(x0, w, h);
   camera.frame(glm::dvec3(f.lo[0], f.lo[1], f.lo[2]), glm::dvec3(f.hi[0], f.hi[1], f.hi[2]),
                double(w) / h);
+}
+
+GLFWwindow* open_window(int width, int height, bool interactive) {
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_RESIZABLE, interactive ? GLFW_TRUE : GLFW_FALSE);
+  // Hidden until the renderer is known: a software one gets a window without multisampling.
+  glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
+  for (int samples = interactive ? 4 : 0;; samples = 0) {
+    glfwWindowHint(GLFW_SAMPLES, samples);
+    GLFWwindow* win = glfwCreateWindow(width, height, "boids-view", nullptr, nullptr);
+    if (!win && samples > 0) continue;  // no multisampled visual: try without
+    if (!win) return nullptr;
+    glfwMakeContextCurrent(win);
+    const char* name = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+    if (samples == 0 || !name || !is_software_renderer(name)) {
+      glfwShowWindow(win);
+      return win;
+    }
+    glfwMakeContextCurrent(nullptr);
+    glfwDestroyWindow(win);
+  }
 }
 
 void App::scene(int& x0, int& w, int& h) const {

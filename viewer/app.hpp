@@ -50,6 +50,9 @@ struct App {
   SplatPass splats;   // density rendering of large flocks
   std::size_t splat_budget = 32768;  // boids accumulated per UI frame (adapted)
   bool splat_all = false;            // screenshots: the whole flock in one frame
+  bool splat_busy = false;           // a state's splats are being added up for a resting camera
+  bool view_moved = false;           // the camera changed in the last drawn frame
+  glm::mat4 last_view{0}, last_proj{0};
   MetricsPlot metrics;
 
   // Mouse.
@@ -91,9 +94,18 @@ struct App {
 inline constexpr double kMessageSeconds = 6.0;
 /// Above this many boids the flock is drawn as density splats (auto glyph).
 inline constexpr std::size_t kSplatCount = 20000;
+/// Work per UI frame (ms) the density splats' chunk is adapted to while a picture fills in,
+/// and the least time a chunk gets however slow the rest of the frame is.
+inline constexpr double kSplatFrameMs = 25.0;
+inline constexpr double kSplatMinMs = 6.0;
+inline constexpr double kSplatMovingMinMs = 2.0;  // the same while the camera moves
 /// Above this many boids the panel asks before applying a count (one step takes long).
 inline constexpr std::uint32_t kSlowCount = 250000;
 
+/// Opens the window with an OpenGL 3.3 core context and makes it current; nullptr on
+/// failure. `interactive`: resizable, and 4x multisampled unless the renderer is a CPU
+/// rasteriser, where multisampling would cost every frame four times the framebuffer work.
+GLFWwindow* open_window(int width, int height, bool interactive);
 /// Draws the scene (box, flock, obstacles, kinds, goal, debug view) into the framebuffer
 /// rectangle (x0, 0, w, h) (viewer/scene.cpp).
 void draw_scene(App& app, int x0, int w, int h);

@@ -22,6 +22,7 @@
 #include "imgui.h"
 #include "viewer/app.hpp"
 #include "viewer/behaviours.hpp"
+#include "viewer/frame_stats.hpp"
 
 namespace boids::view {
 
@@ -56,6 +57,7 @@ struct Options {
   std::string snapshot;        // a snapshot (boids run --save) to continue live
   double exposure = 1;
   bool no_persistent = false;
+  double orbit = 0;  // for measuring: turn (3D) or pan (2D) the camera this much every frame
 };
 
 const char* engine_label(EngineKind e) {
@@ -111,6 +113,8 @@ int run(const Options& o) {
   }
   if (!std::isfinite(o.exposure) || o.exposure <= 0 || o.exposure > 100)
     throw Error("--exposure: expected a number in (0, 100], got " + shortest(o.exposure));
+  if (!std::isfinite(o.orbit))
+    throw Error("--orbit: expected degrees in [-90, 90], got " + shortest(o.orbit));
 
   std::vector<std::string> sets = o.sets;
   if (!o.engine.empty()) sets.push_back("engine.kind=\"" + o.engine + "\"");
@@ -178,17 +182,10 @@ int run(const Options& o) {
     App& app;
     ~SimGuard() { app.sim.reset(); }
   } sim_guard{app};
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
-  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-  glfwWindowHint(GLFW_SAMPLES, o.screenshot.empty() ? 4 : 0);
-  glfwWindowHint(GLFW_RESIZABLE, o.screenshot.empty() ? GLFW_TRUE : GLFW_FALSE);
-  GLFWwindow* win = glfwCreateWindow(win_w, win_h, "boids-view", nullptr, nullptr);
+  GLFWwindow* win = open_window(win_w, win_h, o.screenshot.empty());
   if (!win) throw Error("cannot open an OpenGL 3.3 core window: " + g_glfw_error);
   g_window_open = true;
   app.window = win;
-  glfwMakeContextCurrent(win);
   glfwSwapInterval(o.no_vsync ? 0 : 1);
   glfwSetWindowUserPointer(win, &app);
   install_input(win);
@@ -246,7 +243,7 @@ int run(const Options& o) {
   auto last = start;
   bool first = true;
   double last_aspect = 0;
-  std::vector<double> frame_times;  // ms, every frame after the first, for --stats
+  FrameStats frame_stats;  // every frame after the first, for --stats
   app.splat_all = shooting;
   while (!glfwWindowShouldClose(win)) {
     const auto frame_start = Clock::now();
@@ -259,7 +256,9 @@ int run(const Options& o) {
     }
     app.ring.poll();
     int retired = -1;
-    if (app.sim->acquire(app.frame, retired)) {
+    // While a state's splats are still being added up for a resting camera, a newer state
+    // waits in the mailbox: taking it would start the picture over (docs/viewer.md).
+    if (!app.splat_busy && app.sim->acquire(app.frame, retired)) {
       if (retired >= 0) app.ring.retire(retired);
       const auto t0 = Clock::now();
       upload_frame(app);
@@ -272,6 +271,12 @@ int run(const Options& o) {
     if (app.want_frame_flock) {
       app.frame_flock();
       app.want_frame_flock = false;
+    }
+    if (o.orbit != 0) {
+      if (app.camera.dims == 3)
+        app.camera.yaw += glm::radians(o.orbit);
+      else
+        app.camera.center.x += o.orbit / 100 * app.camera.half_height;
     }
     update_cursor_predator(app);
     if (!app.message.empty() && glfwGetTime() - app.message_time > kMessageSeconds)
@@ -313,22 +318,39 @@ int run(const Options& o) {
       if (app.message_is_error) throw Error(app.message);
       break;
     }
-    if (!app.splats.complete()) {
-      // Adapt the splat chunk to the frame budget (~25 ms of work, about 40 fps at most):
-      // the accumulation then takes as many frames as it needs and the UI stays responsive.
+    if (app.splats.chunk() > 0) {
+      // Adapt the splat chunk so the frame's work stays near kSplatFrameMs: the room the rest
+      // of the frame leaves, at the chunk's measured cost per boid, but at rest never less
+      // than kSplatMinMs, so that a busy machine still finishes the picture (while the camera
+      // moves every frame starts over anyway: there the frame rate comes first).
       glFinish();
       const double work =
           std::chrono::duration<double, std::milli>(Clock::now() - frame_start).count();
-      const double k = std::clamp(25.0 / std::max(work, 1.0), 0.5, 2.0);
-      app.splat_budget = std::clamp<std::size_t>(std::size_t(double(app.splat_budget) * k), 4096,
-                                                 std::size_t(1) << 24);
+      const double per_boid = app.splats.chunk_ms() / double(app.splats.chunk());
+      frame_stats.add_chunk(app.splats.chunk(), app.splats.chunk_ms());
+      const double room = std::max(kSplatFrameMs - (work - app.splats.chunk_ms()),
+                                   app.view_moved ? kSplatMovingMinMs : kSplatMinMs);
+      const double want = room / std::max(per_boid, 1e-7);
+      const double cur = double(app.splat_budget);
+      app.splat_budget = std::size_t(
+          std::clamp(std::clamp(want, 0.5 * cur, 2.0 * cur), 4096.0, double(std::size_t(1) << 24)));
     }
     glfwSwapBuffers(win);
+    const auto swapped = Clock::now();
+    // Xvfb and software renderers do not pace the swap: a frame done early waits (for input)
+    // until 1/60 s is up, so an idle window leaves the cores to the flock.
+    if (!o.no_vsync && !shooting) {
+      const double left = 1.0 / 60 - std::chrono::duration<double>(swapped - frame_start).count();
+      if (left > 1e-3) glfwWaitEventsTimeout(left);
+    }
 
     const auto now = Clock::now();
     const double dt_ms = std::chrono::duration<double, std::milli>(now - last).count();
     last = now;
-    if (frame_no > 1) frame_times.push_back(dt_ms);
+    if (frame_no > 1)
+      frame_stats.add({dt_ms,
+                       std::chrono::duration<double, std::milli>(swapped - frame_start).count(),
+                       app.view_moved});
     // Smoothed, but the first measured frame shows at once (no "0.0 fps" while measuring).
     app.frame_ms = app.frames_drawn == 0 ? dt_ms : 0.9 * app.frame_ms + 0.1 * dt_ms;
     app.fps = 1000.0 / std::max(app.frame_ms, 1e-3);
@@ -345,14 +367,7 @@ int run(const Options& o) {
       std::fclose(lf);
     }
     const char* glyphs[] = {"cone", "dart", "density splat"};
-    std::vector<double> sorted = frame_times;
-    std::sort(sorted.begin(), sorted.end());
-    const double median = sorted.empty() ? 0.0 : sorted[sorted.size() / 2];
-    const double p90 = sorted.empty() ? 0.0 : sorted[sorted.size() * 9 / 10];
-    std::printf(
-        "boids-view: UI frame time median %.1f ms, 90th percentile %.1f ms over %zu frames "
-        "(%s instance buffers)\n",
-        median, p90, sorted.size(), app.ring.persistent() ? "persistently mapped" : "streamed");
+    frame_stats.print(stdout, app.ring.persistent() ? "persistently mapped" : "streamed", st.count);
     std::printf(
         "boids-view: %zu boids, %dD, engine %s (%s), GL %s, %s glyphs: %d frames in %.2f s = "
         "%.2f fps (%.1f ms/frame), %llu state uploads (%.2f ms each); simulation %.2f ms/step, "
@@ -438,6 +453,10 @@ int main(int argc, char** argv) {
                  "Density splats: brightness of a pixel of mean density (default 1)");
   cli.add_flag("--no-persistent", o.no_persistent,
                "Stream the instance buffer instead of mapping it persistently");
+  cli.add_option("--orbit", o.orbit,
+                 "For measuring a moving camera: turn it DEG degrees about its target every "
+                 "frame (2D: pan DEG percent of the view)")
+      ->check(CLI::Range(-90.0, 90.0));
   try {
     cli.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -108,11 +108,17 @@ void draw_panel(App& app) {
   }
   ImGui::Text("%zu agents, %dD, step %llu, %s", st.count, app.edit.dims,
               (unsigned long long)st.steps, st.kernel.c_str());
-  if (app.frame && app.glyph(app.frame->count, h) == Glyph::point && !app.splats.complete())
-    ImGui::Text(
-        "drawing the flock: %.0f%% (%s boids a frame)",
-        100.0 * double(app.splats.drawn()) / double(std::max<std::size_t>(app.frame->count, 1)),
-        human(double(app.splat_budget)).c_str());
+  if (app.frame && app.glyph(app.frame->count, h) == Glyph::point && !app.splats.complete()) {
+    const double pct =
+        100.0 * double(app.splats.drawn()) / double(std::max<std::size_t>(app.frame->count, 1));
+    if (app.splats.holding())
+      ImGui::Text("showing step %llu, drawing step %llu: %.0f%% (%s boids a frame)",
+                  (unsigned long long)app.splats.shown_step(), (unsigned long long)app.frame->step,
+                  pct, human(double(app.splat_budget)).c_str());
+    else
+      ImGui::Text("drawing the flock: %.0f%% (%s boids a frame)", pct,
+                  human(double(app.splat_budget)).c_str());
+  }
   ImGui::TextDisabled("GL: %s", app.renderer.renderer_name().c_str());
   {
     // Always one line (wrapped when longer), so the controls below do not jump.

@@ -279,9 +279,7 @@ std::string Renderer::init() {
   std::string err;
   const char* name = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
   renderer_name_ = name ? name : "?";
-  software_ = renderer_name_.find("llvmpipe") != std::string::npos ||
-              renderer_name_.find("softpipe") != std::string::npos ||
-              renderer_name_.find("swrast") != std::string::npos;
+  software_ = is_software_renderer(renderer_name_);
   glyph_prog_ =
       link((std::string("#version 330 core\n") + kColourGlsl + kGlyphVs).c_str(), kGlyphFs, err);
   if (!err.empty()) return err;

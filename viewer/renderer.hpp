@@ -30,6 +30,12 @@ enum class ColorMode : int { kind = 0, speed = 1, heading = 2, density = 3 };
 /// boids sky blue, predators red, leaders gold.
 extern const char* const kColourGlsl;
 
+/// Whether a GL_RENDERER string names a CPU rasteriser (Mesa's llvmpipe, softpipe, swrast).
+inline bool is_software_renderer(const std::string& name) {
+  return name.find("llvmpipe") != std::string::npos || name.find("softpipe") != std::string::npos ||
+         name.find("swrast") != std::string::npos;
+}
+
 /// Glyph of a boid in 3D (2D always draws triangles): a round cone, a three-sided dart with a
 /// quarter of the triangles, or one point (for flocks seen from so far that glyphs would be
 /// a pixel or two anyway).

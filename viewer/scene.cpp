@@ -152,11 +152,15 @@ void upload_frame(App& app) {
 
 void draw_scene(App& app, int x0, int w, int h) {
   app.renderer.clear(x0, w, h);
+  app.splat_busy = false;
   if (!app.frame) return;
   const Frame& f = *app.frame;
   const double aspect = double(w) / h;
   const glm::mat4 view = glm::mat4(app.camera.view());
   const glm::mat4 proj = glm::mat4(app.camera.proj(aspect));
+  app.view_moved = view != app.last_view || proj != app.last_proj;
+  app.last_view = view;
+  app.last_proj = proj;
   const glm::mat4 vp = proj * view;
   const bool flat = f.dims == 2;
   const float L = float(f.def.size);
@@ -219,8 +223,12 @@ void draw_scene(App& app, int x0, int w, int h) {
     smin = glm::clamp(smin, glm::vec2(-1), glm::vec2(1));
     smax = glm::clamp(smax, glm::vec2(-1), glm::vec2(1));
     sp.coverage = std::clamp(0.25f * (smax.x - smin.x) * (smax.y - smin.y), 0.01f, 1.0f);
-    app.splats.begin(w, h, f.serial, sp, f.count);
+    // Progressive (and so previewed while the camera moves) when a frame's chunk is not the
+    // whole flock.
+    app.splats.begin(w, h, f.serial, f.step, sp, f.count,
+                     !app.splat_all && app.splat_budget < f.count);
     app.splats.accumulate(flock, app.splat_all ? 0 : app.splat_budget);
+    app.splat_busy = app.splats.busy();
     // The flock's projected box in framebuffer pixels (a sprite's width of margin).
     const int scissor[4] = {x0 + int(std::floor((smin.x + 1) * 0.5f * float(w))) - 12,
                             int(std::floor((smin.y + 1) * 0.5f * float(h))) - 12,

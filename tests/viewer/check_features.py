@@ -152,7 +152,8 @@ def bad_input(args, env):
         f.write(b"\x89HDF\r\n\x1a\n" + bytes(40))
     cases = [["--camera", "nan"], ["--camera", "1,2,nan,3,4,5"], ["--glyph-size", "1e30"],
              ["--scenario", args.workdir], ["--replay", args.workdir], ["--replay", not_rec],
-             ["--replay", cut_h5], ["--color", "purple"], ["--exposure", "nan"]]
+             ["--replay", cut_h5], ["--color", "purple"], ["--exposure", "nan"],
+             ["--orbit", "nan"], ["--orbit", "400"]]
     env = {k: v for k, v in env.items() if k != "DISPLAY"}  # must fail before any window
     for extra in cases:
         res = subprocess.run([args.viewer] + extra, env=env, capture_output=True, text=True,

@@ -280,13 +280,13 @@ def write_state(path, dims):
                     "\n")
 
 
-def start_xvfb():
+def start_xvfb(screen="640x480x24"):
     xvfb = shutil.which("Xvfb")
     if not xvfb:
         skip("Xvfb is not installed (scripts/setup.sh installs xvfb)")
     r, w = os.pipe()
     try:
-        proc = subprocess.Popen([xvfb, "-displayfd", str(w), "-screen", "0", "640x480x24",
+        proc = subprocess.Popen([xvfb, "-displayfd", str(w), "-screen", "0", screen,
                                  "-nolisten", "tcp"], pass_fds=(w,),
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     except OSError as e:

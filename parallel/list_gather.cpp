@@ -1,0 +1,50 @@
+// Run-time choice of the topological gather's instruction set (dispatched_isa in
+// core/kernels.cpp, capped by BOIDS_MAX_ISA).
+#include "parallel/list_gather.hpp"
+
+namespace boids::list_detail {
+namespace {
+
+struct GatherTables {
+  GatherTable<float> f[4] = {};
+  GatherTable<double> d[4] = {};
+  // Each table is filled by code compiled for its own instruction set, so only the sets this
+  // CPU has are filled.
+  GatherTables() {
+    list_gather_scalar(f[0], d[0]);
+#if !defined(BOIDS_DISABLE_SIMD) && (defined(__x86_64__) || defined(_M_X64))
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("sse4.2")) list_gather_sse42(f[1], d[1]);
+    if (__builtin_cpu_supports("avx2")) list_gather_avx2(f[2], d[2]);
+#if defined(BOIDS_HAVE_AVX512)
+    if (__builtin_cpu_supports("avx512f")) list_gather_avx512(f[3], d[3]);
+#endif
+#endif
+  }
+};
+
+const GatherTables& gather_tables() {
+  static const GatherTables t;
+  return t;
+}
+
+}  // namespace
+
+template <class Real>
+GatherFn<Real> select_gather_fn(int dims, bool wrap) {
+  const GatherTables& t = gather_tables();
+  // A table left empty (an instruction set this build has no unit for): the next lower one.
+  for (int i = int(dispatched_isa(true));; --i) {
+    GatherFn<Real> k;
+    if constexpr (sizeof(Real) == 4)
+      k = t.f[i].fn[dims == 2 ? 0 : 1][wrap ? 1 : 0];
+    else
+      k = t.d[i].fn[dims == 2 ? 0 : 1][wrap ? 1 : 0];
+    if (k || i == 0) return k;
+  }
+}
+
+template GatherFn<float> select_gather_fn<float>(int, bool);
+template GatherFn<double> select_gather_fn<double>(int, bool);
+
+}  // namespace boids::list_detail

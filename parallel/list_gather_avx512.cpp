@@ -1,0 +1,13 @@
+// The topological gather for xsimd::avx512f, compiled with this instruction set's flags only
+// (parallel/CMakeLists.txt).
+#include "parallel/list_gather_impl.hpp"
+#include "parallel/pair_packs.hpp"
+
+namespace boids::list_detail {
+
+void list_gather_avx512(GatherTable<float>& f, GatherTable<double>& d) {
+  fill_gather_table<SimdPairPacks<xsimd::avx512f>::Pack, float>(f);
+  fill_gather_table<SimdPairPacks<xsimd::avx512f>::Pack, double>(d);
+}
+
+}  // namespace boids::list_detail

@@ -1,0 +1,88 @@
+// The pair pass of the flock metrics (pass C of parallel/metrics.cpp): for every boid of the
+// metrics' own cell list, its neighbour count as the model sees it, its nearest same-kind
+// distance and the cluster links. Compiled once per instruction set (metrics_pairs_<isa>.cpp,
+// with the flags of parallel/CMakeLists.txt) and chosen at run time like the engine's kernels
+// (core/kernels.hpp: dispatched_isa, BOIDS_MAX_ISA).
+//
+// Every result is exact per boid: a count of pairs, a minimum of squared distances and the
+// set of links, each pair evaluated with the model's own arithmetic in the world's precision
+// (+, -, *, sqrt and comparisons, correctly rounded on every path, no FMA). So every ISA and
+// any lane width give the same bits; only the speed differs.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "core/kernels.hpp"
+
+namespace boids::metrics_detail {
+
+/// How displacements cross the box faces in the pair pass.
+enum class PairWrap : std::uint8_t {
+  none,       ///< reflect / open: the stencil is clamped at the grid's faces
+  shift,      ///< wrap with >= 5 cells per axis: each stencil run adds a fixed 0 or +-size,
+              ///< which equals the minimum image for every pair the stencil holds
+  min_image,  ///< wrap with fewer cells: the per-pair minimum image
+};
+
+/// Positions and velocities arrays must be readable this many elements past the last boid.
+inline constexpr std::size_t kPairPad = 16;
+
+/// What the pair pass reads: plain data, so the per-ISA units share no inline code.
+template <class Real>
+struct PairInput {
+  const Real* p[3] = {nullptr, nullptr, nullptr};  ///< cell order
+  const Real* v[3] = {nullptr, nullptr, nullptr};
+  const std::uint32_t* start = nullptr;        ///< cells + 1 entries
+  const std::uint32_t* sorted_cell = nullptr;  ///< the cell of every boid, cell order
+  int n[3] = {1, 1, 1};                        ///< cells per axis (1 for the unused ones)
+  double lo[3] = {0, 0, 0};                    ///< grid origin (not wrap)
+  double edge = 1;                             ///< cubic cells of this edge, >= the radius
+  PairWrap wrap = PairWrap::none;
+  Real size = 0, inv_size = 0;  ///< world size and its inverse (wrap)
+  Real radius2 = 0, cos_half_view = 0;
+  std::uint64_t topo_k = 0;  ///< counts capped at this when > 0 (topological neighbours)
+  std::atomic<std::uint32_t>* parent = nullptr;  ///< the union-find over cell-order indices
+};
+
+/// A sum in 128-bit fixed point: integer additions, so the same bits in any order.
+__extension__ typedef __int128 FixedSum;
+/// Scales of the fixed-point sums: terms of magnitude <= 1 (unit vectors, sines; one 64-bit
+/// conversion each) and other values (speeds, positions, distances; clamped to +-2^50, then
+/// whole and fractional parts converted apart), so up to 2^37 terms fit in 127 bits.
+inline constexpr double kUnitScale = 0x1p62, kValueScale = 0x1p40, kValueClamp = 0x1p50;
+inline FixedSum fixed_unit(double x) { return FixedSum(std::int64_t(x * kUnitScale)); }
+inline FixedSum fixed_value(double x) {
+  x = x < -kValueClamp ? -kValueClamp : x > kValueClamp ? kValueClamp : x;
+  const std::int64_t whole = std::int64_t(x);         // toward zero
+  const double frac = x - double(whole);              // exact: |x| < 2^52
+  return FixedSum(whole) * (std::int64_t(1) << 40) +  // kValueScale
+         FixedSum(std::int64_t(frac * kValueScale));
+}
+
+/// Sums of one block of boids.
+struct PairSums {
+  FixedSum nnd = 0;  ///< fixed_value of each boid's nearest distance
+  std::uint64_t neighbours = 0, nnd_count = 0;
+};
+
+/// Runs the pair pass over the boids [b, e) of cell order.
+template <class Real>
+using PairFn = void (*)(const PairInput<Real>& in, std::size_t b, std::size_t e, PairSums& out);
+
+/// Per-ISA tables: [dims - 2][wrap][view cone].
+template <class Real>
+struct PairTable {
+  PairFn<Real> fn[2][3][2] = {};
+};
+void metrics_pairs_scalar(PairTable<float>& f, PairTable<double>& d);
+void metrics_pairs_sse42(PairTable<float>& f, PairTable<double>& d);
+void metrics_pairs_avx2(PairTable<float>& f, PairTable<double>& d);
+void metrics_pairs_avx512(PairTable<float>& f, PairTable<double>& d);
+
+/// The pass for dispatched_isa(), a dimension, a wrap mode and whether a view cone applies.
+template <class Real>
+PairFn<Real> select_pair_fn(int dims, PairWrap wrap, bool cone);
+
+}  // namespace boids::metrics_detail

@@ -1,0 +1,147 @@
+// The metrics pair pass (parallel/metrics_pairs*.cpp) against the model itself: neighbour
+// counts equal to the naive stepper's own count (naive_sums) bit for bit, in float and double,
+// in every wrap mode of the pass; the same bits on every instruction set; and the same bits
+// whether the world's engine keeps slots in id order (naive) or in cell order (grid).
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <random>
+
+#include "boids/metrics.hpp"
+#include "core/engine.hpp"
+#include "core/kernels.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using boids::Boundary;
+using boids::FlockMetrics;
+using boids::State;
+using boids::WorldDef;
+
+WorldDef exact_def(int dims, Boundary bnd, boids::Precision prec, double size, double radius,
+                   double view, std::uint32_t count) {
+  WorldDef d = boids::test::tiny_def(dims, size, bnd, count);
+  d.precision = prec;
+  d.engine = boids::EngineKind::naive;
+  d.kinds[0].rules.radius = radius;
+  d.kinds[0].rules.separation_radius = std::min(1.0, radius);
+  d.kinds[0].rules.view_angle = view;
+  return d;
+}
+
+// Uniform positions in [0, size), some boids sharing a position (distance 0), some at rest.
+State exact_state(const WorldDef& d, unsigned seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<double> pos, vel;
+  for (std::uint32_t i = 0; i < d.count; ++i) {
+    for (int c = 0; c < d.dims; ++c) {
+      pos.push_back(i % 23 == 5 && i > 0 ? pos[pos.size() - std::size_t(d.dims)] : d.size * u(g));
+      vel.push_back(i % 13 == 2 ? 0.0 : 4 * u(g) - 2);
+    }
+  }
+  return boids::test::make_state(d.dims, pos, vel);
+}
+
+template <class Real>
+std::uint64_t model_neighbours(const boids::World& w) {
+  const auto& e = dynamic_cast<const boids::EngineT<Real>&>(boids::engine_of(w));
+  const boids::BoidStore<Real>& s = e.slots();
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < s.n; ++i) {
+    if (s.kind[i] != 0) continue;
+    total += std::uint64_t(w.dims() == 3 ? boids::naive_sums<Real, 3>(e.params(), s, i).k
+                                         : boids::naive_sums<Real, 2>(e.params(), s, i).k);
+  }
+  return total;
+}
+
+bool same(const FlockMetrics& a, const FlockMetrics& b) {
+  return a.count == b.count && a.moving == b.moving && a.polarization == b.polarization &&
+         a.milling == b.milling && a.mean_speed == b.mean_speed && a.mean_nnd == b.mean_nnd &&
+         a.mean_neighbours == b.mean_neighbours && a.clusters == b.clusters &&
+         a.largest_cluster == b.largest_cluster;
+}
+
+}  // namespace
+
+TEST_CASE("metrics count neighbours exactly as the model does, float and double", "[metrics]") {
+  // Box 60 with radius 2.5 gives 23 cells per axis (image shifts per stencil run); radius 14
+  // gives 4 (per-pair minimum image); reflect clamps the stencil.
+  for (auto prec : {boids::Precision::f32, boids::Precision::f64}) {
+    for (int dims : {2, 3}) {
+      for (Boundary bnd : {Boundary::wrap, Boundary::reflect}) {
+        for (double radius : {2.5, 14.0}) {
+          for (double view : {360.0, 230.0}) {
+            const std::uint32_t count = dims == 3 ? 3000 : 1500;
+            const WorldDef d = exact_def(dims, bnd, prec, 60, radius, view, count);
+            boids::World w = boids::World::create(d);
+            w.set_state(exact_state(d, unsigned(dims * 7 + int(radius))));
+            INFO("f32 " << (prec == boids::Precision::f32) << " dims " << dims << " boundary "
+                        << int(bnd) << " radius " << radius << " view " << view);
+            const std::uint64_t total = prec == boids::Precision::f32 ? model_neighbours<float>(w)
+                                                                      : model_neighbours<double>(w);
+            const FlockMetrics m = boids::compute_metrics(w);
+            CHECK(total > count / 2);  // enough pairs to mean something
+            CHECK(m.mean_neighbours == double(total) / double(count));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("metrics give the same bits on every instruction set", "[metrics]") {
+  for (auto prec : {boids::Precision::f32, boids::Precision::f64}) {
+    for (int dims : {2, 3}) {
+      for (double radius : {2.5, 14.0}) {
+        for (double view : {360.0, 230.0}) {
+          const WorldDef d = exact_def(dims, Boundary::wrap, prec, 60, radius, view, 2500);
+          boids::World w = boids::World::create(d);
+          w.set_state(exact_state(d, 3));
+          INFO("f32 " << (prec == boids::Precision::f32) << " dims " << dims << " radius " << radius
+                      << " view " << view);
+          FlockMetrics ref;
+          {
+            boids::test::MaxIsaScope cap(boids::Isa::scalar);
+            ref = boids::MetricsCalculator(1).compute(w);
+          }
+          CHECK(ref.mean_neighbours > 0);
+          for (boids::Isa isa : boids::test::testable_isas()) {
+            boids::test::MaxIsaScope cap(isa);
+            INFO("isa " << boids::isa_name(isa));
+            CHECK(same(boids::MetricsCalculator(2).compute(w), ref));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("metrics of a grid world equal those of the same state in a naive world",
+          "[metrics][parallel]") {
+  // The grid engine keeps its boids in cell order, kinds apart: the metrics gather them back
+  // in id order through its rank map, so every sum sees the same order as in a naive world.
+  for (int dims : {2, 3}) {
+    WorldDef d = boids::default_world_def();
+    d.dims = dims;
+    d.count = 6000;
+    d.predators = 40;
+    d.size = dims == 3 ? 80 : 400;
+    d.engine = boids::EngineKind::grid;
+    boids::World grid = boids::World::create(d);
+    grid.step(4);
+    WorldDef n = d;
+    n.engine = boids::EngineKind::naive;
+    boids::World naive = boids::World::create(n);
+    naive.set_state(grid.state());
+    for (int kind : {0, 1}) {
+      INFO("dims " << dims << " kind " << kind);
+      const FlockMetrics a = boids::MetricsCalculator(2).compute(grid, kind);
+      const FlockMetrics b = boids::MetricsCalculator(1).compute(naive, kind);
+      CHECK(a.count > 0);
+      CHECK(a.mean_neighbours > 0);
+      CHECK(same(a, b));
+    }
+  }
+}
