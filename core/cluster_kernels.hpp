@@ -16,39 +16,49 @@
 //
 // Sweep. Like the row kernel (core/kernels.hpp), a call handles one x-row of cells: the
 // stencil rows are copied once, column by column, into a row buffer of groups (image shift
-// added). The candidate groups of cell x are then the contiguous group range of columns
-// x - reach .. x + reach.
+// added, 4-wide copies that also give each group's box). The candidate groups of cell x are
+// then the contiguous group range of columns x - reach .. x + reach.
 //
-// Per i-group (the boid's own group, an nbnxm "i-cluster"), then per boid i:
-//   1. prune, in two levels. Level 1, once per i-group: a SIMD box-to-box test against every
-//      candidate group keeps those closer than r (the cluster-pair list, built on the fly and
-//      never stored). Level 2, per boid: a SIMD point-to-box test of p_i against that list
-//      keeps the groups whose box is closer than r to p_i. Both are conservative in floating
-//      point (box gap <= point gap <= pair distance per axis, by the monotonicity of correct
-//      rounding), so no neighbour is lost, and level 1 never drops a group level 2 would keep:
-//      the kept set is level 2's alone. In min-image mode (an axis collapsed to one cell)
-//      every group is kept.
-//   2. stream: the kept groups, in candidate order, t = 0, 1, 2, ..., fill fixed VIRTUAL
-//      LANES: group t goes to lanes kGroup * (t mod G) ... + kGroup - 1 of batch t div G, with
-//      G = kLanes / kGroup groups per batch (4 for float, 2 for double). Each lane sums in batch
-//      order; the lanes are combined by the row kernel's fixed pairwise tree. A W-wide ISA holds
-//      a batch in kLanes / W registers (AVX2 float: 2 groups per register; AVX-512 float: 4;
-//      scalar: 16 one-lane registers). The kept set and its order depend on the state only, and
-//      there is no FMA (-ffp-contract=off), so every ISA and thread count gives the same bits.
+// Per i-group (the boid's own group, an nbnxm "i-cluster"), cut into two i-PAIRS (slots 0-1
+// and 2-3; a padding boid sits at +inf):
+//   1. prune: one SIMD pass over the candidate groups' boxes tests all four boids against
+//      each box (point-to-box distance) and keeps, per pair, the groups whose box is closer
+//      than r to either boid of the pair, in candidate order (the pair's cluster-pair list,
+//      built on the fly and never stored). The test is conservative in floating point (box
+//      gap <= pair distance per axis, by the monotonicity of correct rounding), so no
+//      neighbour is lost. The pair's own group is always kept. In min-image mode (an axis
+//      collapsed to one cell) every group is kept.
+//   2. tiles (nbnxm's 2xMM layout): the pair against one kept j-group is one TILE of kTile = 8
+//      VIRTUAL LANES, lane 4e + l = i-boid e of the pair with slot l of the group. Each lane
+//      sums over the pair's kept groups in order; boid e's four lanes are combined by the
+//      fixed tree (l0 + l1) + (l2 + l3). A W-wide ISA holds a tile in 8 / W registers: AVX2
+//      float one register (the j-group's 4 values broadcast into both halves by one load, the
+//      pair's positions splatted per half), SSE float and AVX2 double two (one per boid),
+//      SSE double four, the scalar path eight one-lane registers; AVX-512 runs float tiles in
+//      its 8-wide AVX2 registers and double tiles in one 512-bit register. The kept set and
+//      its order depend on the state only, and there is no FMA (-ffp-contract=off), so every
+//      ISA and thread count gives the same bits.
 //   3. the pair arithmetic is accumulate_pair's: |d|^2 < r^2, view cone
-//      dot >= (sqrt(d2) * |v_i|) * cos(theta/2) (skipped for a boid at rest), self masked by
-//      slot, separation -d/|d|^2 on 0 < |d|^2 < r_s^2. The neighbour count is an integer
-//      (popcount of each batch's mask), so it is exact whatever the order.
+//      dot >= (sqrt(d2) * |v_i|) * cos(theta/2) (a boid at rest passes it lane by lane, as
+//      accumulate_pair skips it), self masked by slot in the own group, separation -d/|d|^2
+//      on 0 < |d|^2 < r_s^2. The neighbour count is summed in integer lanes, exact in any
+//      order.
+// Why pairs: a list per boid prunes best (~40 % of the examined pairs useful) but needs its
+// own prune, compress and lane tree per boid and two loads per register (this kernel's first
+// version, slower: docs/engine.md); one list for all four boids of a group keeps ~20 % useful
+// (a model of the default density, not built); a pair keeps ~31 % (measured).
 //
 // Full lists, not half lists: the view cone makes "i sees j" asymmetric, and a half list would
 // need a second accumulation into j whose order depends on the list traversal; the distance
-// test is symmetric but cheap next to the sums. A Verlet (skin) list is not kept: the list per
-// boid is rebuilt by the SIMD box test every step, which costs less than storing it (memory).
+// test is symmetric but cheap next to the sums. A Verlet (skin) list is not kept: the engine
+// re-sorts the boids every step (the canonical slot order the determinism rests on), which
+// invalidates a stored list, and the lists are rebuilt by the SIMD box test for ~20 % of the
+// kernel's time.
 //
 // Plugging in other rules (issues 14, 15). The pruned group stream is the reusable part; what
 // a rule does with a batch is the `Rule` policy of ClusterKernel (cluster_kernels_impl.hpp):
-//   - Rule::Acc      per-boid accumulators in virtual lanes (registers),
-//   - Rule::pair()   the masked update for one W-lane register of candidates,
+//   - Rule::Acc      a pair's accumulators in the tile's virtual lanes (registers),
+//   - the masked update of one W-lane register of a tile (ClusterKernel::tiles today),
 //   - Rule::finish() the fixed lane tree into FlockSums (or the rule's own sums).
 // The standard flock (StandardRule) is the only rule compiled today. Linear separation (abm)
 // is a different pair(); threshold cohesion/closest separation add a per-lane min with the
@@ -68,6 +78,9 @@ namespace boids {
 
 /// Boids per group: the unit of pruning and of the lane layout.
 inline constexpr int kGroup = 4;
+/// Virtual lanes of one tile: two i-boids (a pair of the i-group) x the kGroup slots of a
+/// j-group.
+inline constexpr int kTile = 2 * kGroup;
 
 /// The cluster kernel for x-row `row` of g: the same contract as RowKernel (sums of every boid
 /// of the row into out, in slot order). `g` must be in cluster order (sub-cell sorted within

@@ -1,9 +1,11 @@
 // The cluster-pair kernel (core/cluster_kernels.hpp has the design), written once over a pack
 // and compiled per instruction set by cluster_kernels_<isa>.cpp. Only those files include it.
 //
-// Beyond the row kernel's pack (kernels_impl.hpp) a pack here provides max, bits (the mask as
-// an integer, lane l = bit l), count (set lanes) and, for W >= kGroup, load_quads (W / kGroup
-// groups of kGroup consecutive values into one register, group k into lanes kGroup*k...).
+// A pack here (W = 1, 2, 4 or 8 lanes) provides, beyond load/splat/masked add of the row
+// kernel's pack (kernels_impl.hpp): max, bits (the mask as an integer, lane l = bit l), K /
+// kzero / count_if / kstore (integer count lanes), copy_group (copy_group_scalar's values),
+// for W = 8 load_quad2 (4 values into both halves), and optionally tile_tree (the lane tree of
+// StandardRule::finish in registers).
 #pragma once
 
 #include <algorithm>
@@ -17,59 +19,88 @@ namespace boids {
 namespace {
 namespace cluster_detail {
 
-/// The standard flock's pair rule over the virtual lanes (the `Rule` of the design comment).
+/// Copies one component of m (1 .. kGroup) boids, sp[0, m) and sv[0, m), into a group block
+/// dp[0, kGroup) / dv[0, kGroup) (padding: position +inf, velocity 0), adding sh to the
+/// positions if Shift, and sets lo / hi to the smallest / largest copied position. The packs
+/// do the same with 4-wide registers (the same values: a copy, the same addition, min/max).
+template <bool Shift, class Real>
+inline void copy_group_scalar(Real* dp, Real* dv, const Real* sp, const Real* sv, std::uint32_t m,
+                              Real sh, Real& lo, Real& hi) {
+  const Real inf = std::numeric_limits<Real>::infinity();
+  lo = inf;
+  hi = -inf;
+  for (std::uint32_t l = 0; l < m; ++l) {
+    Real q = sp[l];
+    if constexpr (Shift) q = q + sh;
+    dp[l] = q;
+    dv[l] = sv[l];
+    lo = q < lo ? q : lo;
+    hi = q > hi ? q : hi;
+  }
+  for (std::uint32_t l = m; l < std::uint32_t(kGroup); ++l) {
+    dp[l] = inf;  // never inside r: the padding masks itself
+    dv[l] = 0;
+  }
+}
+
+/// The standard flock's pair rule over the virtual lanes of one tile (the `Rule` of the
+/// design comment): kTile = 2 * kGroup lanes, lane 4e + l holding i-boid e of the pair and
+/// slot l of every j-group, held in U = kTile / W registers.
 template <class P, class Real, int D>
 struct StandardRule {
   using B = typename P::B;
-  static constexpr int V = kLanes<Real>;
-  static constexpr int U = V / P::W;
+  using K = typename P::K;
+  static constexpr int T = kTile;
+  static constexpr int U = T / P::W;
   static constexpr int Q = 3 * D;  // sums of d, v, sep (the count is an integer)
   struct Acc {
     B d[D][U], v[D][U], s[D][U];
-    std::int32_t k;
+    K k[U];
   };
   static void zero(Acc& a) {
-    for (int u = 0; u < U; ++u)
+    for (int u = 0; u < U; ++u) {
       for (int c = 0; c < D; ++c) a.d[c][u] = a.v[c][u] = a.s[c][u] = P::splat(Real(0));
-    a.k = 0;
-  }
-  // The fixed pairwise lane tree (the row kernel's: kernels_impl.hpp Kernel::reduce).
-  static void finish(const Acc& a, FlockSums<Real>& s) {
-    Real out[Q];
-    using R = B;
-    if constexpr (requires(const R(&y)[Q], Real* o) { P::template reduce_all<Q>(y, o); }) {
-      B x[Q][U];
-      for (int u = 0; u < U; ++u)
-        for (int c = 0; c < D; ++c) {
-          x[c][u] = a.d[c][u];
-          x[D + c][u] = a.v[c][u];
-          x[2 * D + c][u] = a.s[c][u];
-        }
-      for (int h = V / 2; h >= P::W; h /= 2)
-        for (int q = 0; q < Q; ++q)
-          for (int u = 0; u < h / P::W; ++u) x[q][u] = x[q][u] + x[q][u + h / P::W];
-      B y[Q];
-      for (int q = 0; q < Q; ++q) y[q] = x[q][0];
-      P::template reduce_all<Q>(y, out);
-    } else {
-      alignas(64) Real lane[Q][V];
-      for (int u = 0; u < U; ++u)
-        for (int c = 0; c < D; ++c) {
-          P::store(lane[c] + u * P::W, a.d[c][u]);
-          P::store(lane[D + c] + u * P::W, a.v[c][u]);
-          P::store(lane[2 * D + c] + u * P::W, a.s[c][u]);
-        }
-      for (int h = V / 2; h >= 1; h /= 2)
-        for (int q = 0; q < Q; ++q)
-          for (int l = 0; l < h; ++l) lane[q][l] = lane[q][l] + lane[q][l + h];
-      for (int q = 0; q < Q; ++q) out[q] = lane[q][0];
+      a.k[u] = P::kzero();
     }
-    s = FlockSums<Real>{};
-    s.k = a.k;
-    for (int c = 0; c < D; ++c) {
-      s.d[c] = out[c];
-      s.v[c] = out[D + c];
-      s.sep[c] = out[2 * D + c];
+  }
+  // The fixed lane tree of i-boid e: (lane 0 + lane 1) + (lane 2 + lane 3) of its four. o[e]
+  // may be null (a padding boid).
+  static void finish(const Acc& a, FlockSums<Real>* const (&o)[2]) {
+    Real out[2][Q];
+    if constexpr (requires { requires P::has_tile_tree; } && U == 1) {
+      B x[Q];
+      for (int c = 0; c < D; ++c) {
+        x[c] = a.d[c][0];
+        x[D + c] = a.v[c][0];
+        x[2 * D + c] = a.s[c][0];
+      }
+      P::template tile_tree<Q>(x, out);
+    } else {
+      alignas(64) Real lane[Q][T];
+      for (int u = 0; u < U; ++u)
+        for (int c = 0; c < D; ++c) {
+          P::storeu(lane[c] + u * P::W, a.d[c][u]);
+          P::storeu(lane[D + c] + u * P::W, a.v[c][u]);
+          P::storeu(lane[2 * D + c] + u * P::W, a.s[c][u]);
+        }
+      for (int e = 0; e < 2; ++e)
+        for (int q = 0; q < Q; ++q) {
+          const Real* l = lane[q] + kGroup * e;
+          out[e][q] = (l[0] + l[1]) + (l[2] + l[3]);
+        }
+    }
+    std::int64_t kl[T];
+    for (int u = 0; u < U; ++u) P::kstore(kl + u * P::W, a.k[u]);
+    for (int e = 0; e < 2; ++e) {
+      if (!o[e]) continue;
+      FlockSums<Real>& s = *o[e];
+      s = FlockSums<Real>{};
+      s.k = std::int32_t(kl[4 * e] + kl[4 * e + 1] + kl[4 * e + 2] + kl[4 * e + 3]);
+      for (int c = 0; c < D; ++c) {
+        s.d[c] = out[e][c];
+        s.v[c] = out[e][D + c];
+        s.sep[c] = out[e][2 * D + c];
+      }
     }
   }
 };
@@ -79,14 +110,14 @@ struct ClusterKernel {
   using B = typename P::B;
   using M = typename P::M;
   using Rule = StandardRule<P, Real, D>;
+  using Acc = typename Rule::Acc;
   static constexpr int W = P::W;
   static constexpr int V = kLanes<Real>;
-  static constexpr int U = V / W;
-  static constexpr int G = V / kGroup;  // groups per batch
-  static_assert(U * W == V, "pack width must divide the virtual lane count");
+  static constexpr int U = kTile / W;  // registers per tile
+  static_assert(U * W == kTile, "pack width must divide the tile");
 
   // The row buffer: groups of kGroup slots (positions with the image shift, velocities) and
-  // their boxes, in column order; group `dummy` (the last) is all padding. A group's slots are
+  // their boxes, in column order (boxes past the last group never pass). A group's slots are
   // one block of GS values (x[4] y[4] z[4] vx[4] vy[4] vz[4] in 3D), so one pointer per group
   // serves every component: p[c] and v[c] point at group 0's component, group k is + k * GS.
   struct Buf {
@@ -94,67 +125,73 @@ struct ClusterKernel {
     Real* v[D];
     Real* lo[D];
     Real* hi[D];
-    std::uint32_t dummy;
   };
-
-  // Lanes [u * W, u * W + W) of a batch whose groups are keep[0 .. G).
   static constexpr std::size_t GS = 2 * D * kGroup;
-  static inline B lanes(const Real* a, const std::uint32_t* keep, int u) {
-    const int l0 = u * W;
-    if constexpr (W >= kGroup) {
-      const Real* q[W / kGroup];
-      for (int k = 0; k < W / kGroup; ++k) q[k] = a + std::size_t(keep[l0 / kGroup + k]) * GS;
-      return P::load_quads(q);
-    } else {
-      return P::loadu(a + std::size_t(keep[l0 / kGroup]) * GS + l0 % kGroup);
-    }
+
+  // Lanes [u * W, u * W + W) of a tile row of the j-group values q[0 .. kGroup): lane v holds
+  // q[v mod kGroup] (one 4-value load, broadcast to both halves for 8-wide packs).
+  static inline B jlanes(const Real* q, int u) {
+    if constexpr (W <= kGroup)
+      return P::loadu(q + (u * W) % kGroup);
+    else
+      return P::load_quad2(q);
   }
 
+  // Lanes [u * W, u * W + W) of the tile value "x in lanes 0-3, y in lanes 4-7".
+  static inline B pair_lanes(Real x, Real y, int u) {
+    if constexpr (W <= kGroup)
+      return P::splat(u * W < kGroup ? x : y);
+    else
+      return P::splat2(x, y);
+  }
+
+  // The tiles of one i-pair: every j-group of keep[0, nk), in order, against both i-boids
+  // (pi, vi, vl: lane 4e + l holds i-boid e's position, velocity, |v|). Lane 4e + l sums slot l
+  // of every group; in the boid's own group (keep[own_at]) `self` masks the boid itself.
   template <bool Full>
-  static void stream(const GridView<Real>& g, const Buf& b, const Real* pi, const Real* vi,
-                     Real vi_len, const std::uint32_t* keep, std::uint32_t nkeep,
-                     std::uint32_t self_at, typename Rule::Acc& acc) {
-    typename Rule::Acc a = acc;
-    B mp[D], mv[D];
-    for (int c = 0; c < D; ++c) {
-      mp[c] = P::splat(pi[c]);
-      mv[c] = P::splat(vi[c]);
-    }
-    const B vlen = P::splat(vi_len), cosv = P::splat(g.kp.cos_half_view);
+  static void tiles(const GridView<Real>& g, const Buf& b, const B (&pi)[D][U], const B (&vi)[D][U],
+                    const B (&vl)[U], const M (&self)[U], const std::uint32_t* keep,
+                    std::uint32_t nk, std::uint32_t own_at, Acc& acc) {
+    Acc a = acc;
+    const B cosv = P::splat(g.kp.cos_half_view);
     const B r2 = P::splat(g.kp.radius2), rs2 = P::splat(g.kp.sep_radius2);
-    const B zero = P::splat(Real(0)), one = P::splat(Real(1));
-    for (std::uint32_t t = 0; t < nkeep; t += G) {
-      const std::uint32_t* kb = keep + t;
+    const B fmin = P::splat(std::numeric_limits<Real>::min());
+    const B one = P::splat(Real(1));
+    const Real* base = b.p[0];
+    for (std::uint32_t t = 0; t < nk; ++t) {
+      const Real* q = base + std::size_t(keep[t]) * GS;
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC unroll 16
+#pragma GCC unroll 8
 #endif
       for (int u = 0; u < U; ++u) {
         B d[D];
-        B d2 = zero;
         for (int c = 0; c < D; ++c) {
-          d[c] = lanes(b.p[c], kb, u) - mp[c];
+          d[c] = jlanes(q + c * kGroup, u) - pi[c][u];
           if constexpr (WM == WrapMode::min_image)
             d[c] = d[c] - P::splat(g.size) * P::round(d[c] * P::splat(g.inv_size));
-          d2 = d2 + d[c] * d[c];
         }
+        // accumulate_pair starts these sums at 0; 0 + x is x for a square (never -0), and a
+        // dot of -0 instead of +0 compares the same, so the first term starts them here.
+        B d2 = d[0] * d[0];
+        for (int c = 1; c < D; ++c) d2 = d2 + d[c] * d[c];
         M m = d2 < r2;
         if constexpr (!Full) {
-          B dot = zero;
-          for (int c = 0; c < D; ++c) dot = dot + d[c] * mv[c];
-          m = P::and_(m, dot >= P::sqrt(d2) * vlen * cosv);
+          B dot = d[0] * vi[0][u];
+          for (int c = 1; c < D; ++c) dot = dot + d[c] * vi[c][u];
+          // A boid at rest (|v| = 0) passes: dot = +-0 >= +-0, as accumulate_pair's skip.
+          m = P::and_(m, dot >= P::sqrt(d2) * vl[u] * cosv);
         }
-        // self_at: the boid's own virtual lane counted from batch 0's lane 0.
-        const std::uint32_t sl = self_at - (t * kGroup + std::uint32_t(u * W));
-        if (sl < std::uint32_t(W)) m = P::and_(m, P::lane_ne(int(sl)));
-        a.k += P::count(m);
+        if (t == own_at) m = P::and_(m, self[u]);
+        a.k[u] = P::count_if(a.k[u], m);
         for (int c = 0; c < D; ++c) {
           a.d[c][u] = P::add_if(a.d[c][u], m, d[c]);
-          a.v[c][u] = P::add_if(a.v[c][u], m, lanes(b.v[c], kb, u));
+          a.v[c][u] = P::add_if(a.v[c][u], m, jlanes(q + (D + c) * kGroup, u));
         }
         // d2 below the smallest normal counts as coincident (accumulate_pair).
-        const M ms =
-            P::and_(m, P::and_(d2 >= P::splat(std::numeric_limits<Real>::min()), d2 < rs2));
-        if (W == 16 || P::any(ms)) {
+        // On 8-wide packs "some lane inside r_s" is a coin flip the branch predictor loses
+        // (as on the row kernel's 16-lane packs): the division is cheaper than the miss.
+        const M ms = P::and_(m, P::and_(d2 >= fmin, d2 < rs2));
+        if (W >= 8 || P::any(ms)) {
           const B inv = one / d2;
           for (int c = 0; c < D; ++c) a.s[c][u] = P::sub_if(a.s[c][u], ms, d[c] * inv);
         }
@@ -188,76 +225,49 @@ struct ClusterKernel {
     return n;
   }
 
-  // Level 1, once per i-group: the candidate groups [g0, g1) whose box is closer than r to the
-  // i-group's box (lo_i, hi_i), in order, into list, with their boxes copied into the compact
-  // arrays clo / chi (padded to a multiple of W with boxes that never pass). Level 2 then tests
-  // each boid of the i-group against this shorter list. A box-box gap is never larger than the
-  // gap of a point of the i-box to the j-box (monotone rounding), so level 1 only drops groups
-  // level 2 would drop too: the kept set, and thus the bits, are level 2's alone.
-  static std::uint32_t prefilter(const GridView<Real>& g, const Buf& b, std::uint32_t og,
-                                 std::uint32_t g0, std::uint32_t g1, std::uint32_t* list,
-                                 Real* const* clo, Real* const* chi) {
-    B lo_i[D], hi_i[D];
-    for (int c = 0; c < D; ++c) {
-      lo_i[c] = P::splat(b.lo[c][og]);
-      hi_i[c] = P::splat(b.hi[c][og]);
-    }
+  // The lists of the i-pairs of i-group og (boids p[0 .. 2 * npairs), a padding boid at +inf
+  // never passes): the candidate groups [g0, g1) whose box is closer than r to either boid of
+  // pair h, in order, into keep[h]; their number into nk[h] and the place of the own group og
+  // (always kept: its boids are inside its box) into own_at[h]. One pass over the candidates'
+  // boxes serves both pairs. The test is conservative in floating point: per axis the box gap
+  // is never larger than the gap to any boid of the box (correct rounding is monotone).
+  static void prune_group(const GridView<Real>& g, const Buf& b, const Real (&p)[kGroup][D],
+                          std::uint32_t npairs, std::uint32_t og, std::uint32_t g0,
+                          std::uint32_t g1, std::uint32_t* const (&keep)[2], std::uint32_t (&nk)[2],
+                          std::uint32_t (&own_at)[2]) {
+    B mp[kGroup][D];
+    for (int e = 0; e < kGroup; ++e)
+      for (int c = 0; c < D; ++c) mp[e][c] = P::splat(p[e][c]);
     const B r2 = P::splat(g.kp.radius2), zero = P::splat(Real(0));
-    std::uint32_t n = 0;
+    nk[0] = nk[1] = 0;
     for (std::uint32_t k = g0; k < g1; k += W) {
-      B d2 = zero;
+      B lo[D], hi[D];
       for (int c = 0; c < D; ++c) {
-        const B a = P::loadu(b.lo[c] + k) - hi_i[c];
-        const B e = lo_i[c] - P::loadu(b.hi[c] + k);
-        const B m = P::max(P::max(a, e), zero);
-        d2 = d2 + m * m;
+        lo[c] = P::loadu(b.lo[c] + k);
+        hi[c] = P::loadu(b.hi[c] + k);
       }
-      M m = d2 < r2;
-      if (g1 - k < std::uint32_t(W)) m = P::and_(m, P::lane_lt(int(g1 - k)));
-      n += compress(P::bits(m), k, list + n);
+      // Lanes past g1 belong to the next columns' groups: masked.
+      const std::uint64_t tail =
+          g1 - k < std::uint32_t(W) ? (std::uint64_t(1) << (g1 - k)) - 1 : ~std::uint64_t(0);
+      for (std::uint32_t h = 0; h < npairs; ++h) {
+        // box_dist2 per boid (its sum starts at 0; 0 + x is x for a square).
+        auto gap2 = [&](int e, int c) {
+          const B a = P::max(P::max(lo[c] - mp[e][c], mp[e][c] - hi[c]), zero);
+          return a * a;
+        };
+        B da = gap2(int(2 * h), 0), db = gap2(int(2 * h + 1), 0);
+        for (int c = 1; c < D; ++c) {
+          da = da + gap2(int(2 * h), c);
+          db = db + gap2(int(2 * h + 1), c);
+        }
+        const std::uint64_t bits = (P::bits(da < r2) | P::bits(db < r2)) & tail;
+        if (og - k < std::uint32_t(W))
+          own_at[h] =
+              nk[h] +
+              std::uint32_t(__builtin_popcountll(bits & ((std::uint64_t(1) << (og - k)) - 1)));
+        nk[h] += compress(bits, k, keep[h] + nk[h]);
+      }
     }
-    const Real inf = std::numeric_limits<Real>::infinity();
-    for (int c = 0; c < D; ++c) {
-      for (std::uint32_t t = 0; t < n; ++t) {
-        clo[c][t] = b.lo[c][list[t]];
-        chi[c][t] = b.hi[c][list[t]];
-      }
-      for (std::uint32_t t = n; t < n + std::uint32_t(W); ++t) {
-        clo[c][t] = inf;
-        chi[c][t] = -inf;
-      }
-    }
-    return n;
-  }
-
-  // Level 2, per boid: the groups of list[0, n) whose box is closer than r to p, in order, into
-  // keep; returns their number. The boid's own group, list[pown], is always kept (p is inside
-  // its box); its position in keep goes to own_at.
-  static std::uint32_t prune(const GridView<Real>& g, const Real* p, const std::uint32_t* list,
-                             std::uint32_t n, Real* const* clo, Real* const* chi,
-                             std::uint32_t pown, std::uint32_t* idx, std::uint32_t* keep,
-                             std::uint32_t& own_at) {
-    B mp[D];
-    for (int c = 0; c < D; ++c) mp[c] = P::splat(p[c]);
-    const B r2 = P::splat(g.kp.radius2), zero = P::splat(Real(0));
-    std::uint32_t nk = 0;
-    for (std::uint32_t k = 0; k < n; k += W) {
-      B d2 = zero;
-      for (int c = 0; c < D; ++c) {
-        const B lo = P::loadu(clo[c] + k) - mp[c];
-        const B hi = mp[c] - P::loadu(chi[c] + k);
-        const B e = P::max(P::max(lo, hi), zero);
-        d2 = d2 + e * e;
-      }
-      // The padding boxes (+inf, -inf) never pass, so no tail mask is needed.
-      const std::uint64_t bits = P::bits(d2 < r2);
-      if (pown - k < std::uint32_t(W))
-        own_at =
-            nk + std::uint32_t(__builtin_popcountll(bits & ((std::uint64_t(1) << (pown - k)) - 1)));
-      nk += compress(bits, k, idx + nk);
-    }
-    for (std::uint32_t t = 0; t < nk; ++t) keep[t] = list[idx[t]];
-    return nk;
   }
 
   // One stencil row of the sweep (as in kernels_impl.hpp).
@@ -316,13 +326,10 @@ struct ClusterKernel {
       if (!column(cx, x, sx)) continue;
       for (int r = 0; r < nr; ++r) groups += (cell_len(rows[r], x) + kGroup - 1) / kGroup;
     }
-    // Slots: groups + the dummy, with V slack; boxes: groups + W slack for the box test.
-    const std::size_t sstride = (groups + 1) * GS + V;  // the group blocks, the dummy's too
+    // Slots: the group blocks with V slack; boxes: groups + W slack for the box test.
+    const std::size_t sstride = groups * GS + V;
     const std::size_t bstride = groups + V;
-    // Compact boxes of one i-group's list: at most `groups` + W padding.
-    const std::size_t cstride = groups + V;
-    grow_scratch(scratch, sstride + 2 * D * bstride + 2 * D * cstride,
-                 2 * std::size_t(ncol) + 1 + 3 * (groups + V));
+    grow_scratch(scratch, sstride + 2 * D * bstride, 2 * std::size_t(ncol) + 1 + 2 * (groups + V));
     Buf b;
     Real* base = scratch.buf.data();
     for (int c = 0; c < D; ++c) {
@@ -331,18 +338,10 @@ struct ClusterKernel {
       b.lo[c] = base + sstride + std::size_t(c) * bstride;
       b.hi[c] = base + sstride + std::size_t(D + c) * bstride;
     }
-    b.dummy = std::uint32_t(groups);
-    Real* clo[D];
-    Real* chi[D];
-    for (int c = 0; c < D; ++c) {
-      clo[c] = base + sstride + 2 * D * bstride + std::size_t(c) * cstride;
-      chi[c] = base + sstride + 2 * D * bstride + std::size_t(D + c) * cstride;
-    }
     std::uint32_t* col_group = scratch.idx.data();    // ncol + 1
     std::uint32_t* own_group = col_group + ncol + 1;  // ncol
-    std::uint32_t* list = own_group + ncol;           // groups + V: level 1
-    std::uint32_t* idx = list + groups + V;           // groups + V: level 2, in list
-    std::uint32_t* keep = idx + groups + V;           // groups + V: level 2, groups
+    // The two i-pairs' lists of the current i-group: groups + V each (compress's slack).
+    std::uint32_t* const keep[2] = {own_group + ncol, own_group + ncol + groups + V};
     const Real inf = std::numeric_limits<Real>::infinity();
     std::uint32_t k = 0;  // groups so far
     for (int cx = 0; cx < ncol; ++cx) {
@@ -358,88 +357,84 @@ struct ClusterKernel {
         const Real sh[3] = {sx, rows[r].sy, rows[r].sz};
         for (std::uint32_t j0 = 0; j0 < len; j0 += kGroup, ++k) {
           const std::uint32_t m = std::min<std::uint32_t>(kGroup, len - j0);
-          for (int c = 0; c < D; ++c) {
-            Real* dp = b.p[c] + std::size_t(k) * GS;
-            Real* dv = b.v[c] + std::size_t(k) * GS;
-            const Real* sp = g.p[c] + first + j0;
-            const Real* sv = g.v[c] + first + j0;
-            Real lo = inf, hi = -inf;
-            for (std::uint32_t l = 0; l < m; ++l) {
-              Real q = sp[l];
-              if constexpr (WM == WrapMode::shift) q = q + sh[c];
-              dp[l] = q;
-              dv[l] = sv[l];
-              lo = q < lo ? q : lo;
-              hi = q > hi ? q : hi;
-            }
-            for (std::uint32_t l = m; l < kGroup; ++l) {
-              dp[l] = inf;  // never inside r: the padding masks itself
-              dv[l] = 0;
-            }
-            b.lo[c][k] = lo;
-            b.hi[c][k] = hi;
-          }
+          for (int c = 0; c < D; ++c)
+            P::template copy_group<WM == WrapMode::shift>(
+                b.p[c] + std::size_t(k) * GS, b.v[c] + std::size_t(k) * GS, g.p[c] + first + j0,
+                g.v[c] + first + j0, m, sh[c], b.lo[c][k], b.hi[c][k]);
         }
       }
     }
     col_group[ncol] = k;
-    for (int c = 0; c < D; ++c) {
-      for (std::size_t l = 0; l < kGroup; ++l) {
-        b.p[c][std::size_t(k) * GS + l] = inf;
-        b.v[c][std::size_t(k) * GS + l] = 0;
-      }
+    for (int c = 0; c < D; ++c)
       for (std::size_t j = k; j < bstride; ++j) {
         b.lo[c][j] = inf;
         b.hi[c][j] = -inf;
       }
-    }
     const std::uint32_t row_first = g.cell_start[row * std::uint32_t(n0)];
     for (int x = 0; x < n0; ++x) {
       const std::uint32_t cell = row * std::uint32_t(n0) + std::uint32_t(x);
-      const std::uint32_t first = g.cell_start[cell], last = g.cell_start[cell + 1];
+      const std::uint32_t first = g.cell_start[cell], len = g.cell_start[cell + 1] - first;
       const std::uint32_t g0 = col_group[x], g1 = col_group[x + 2 * rx + 1];
       const std::uint32_t own0 = own_group[x + rx];
-      std::uint32_t nlist = 0, pown = 0, list_of = ~0u;
-      for (std::uint32_t i = first; i < last; ++i) {
-        const std::uint32_t q = i - first;
-        const std::uint32_t og = own0 + q / kGroup;
-        if constexpr (WM != WrapMode::min_image) {
-          if (og != list_of) {  // a new i-group: its level-1 list
-            list_of = og;
-            nlist = prefilter(g, b, og, g0, g1, list, clo, chi);
-            pown = 0;
-            while (pown + 1 < nlist && list[pown] != og) ++pown;
-          }
-        }
-        const std::size_t slot = std::size_t(og) * GS + q % kGroup;
-        Real pi[D], vi[D];
-        Real vi2 = 0;
-        for (int c = 0; c < D; ++c) {
-          pi[c] = b.p[c][slot];
-          vi[c] = b.v[c][slot];
-          vi2 += vi[c] * vi[c];
-        }
-        const Real vi_len = std::sqrt(vi2);
-        std::uint32_t own_at = 0, nk = 0;
+      for (std::uint32_t q0 = 0; q0 < len; q0 += kGroup) {
+        const std::uint32_t og = own0 + q0 / kGroup;  // the i-group
+        const std::uint32_t gm = std::min<std::uint32_t>(kGroup, len - q0);
+        const std::uint32_t npairs = (gm + 1) / 2;
+        Real p[kGroup][D];  // padding slots: +inf, velocity 0
+        for (int e = 0; e < kGroup; ++e)
+          for (int c = 0; c < D; ++c) p[e][c] = b.p[c][std::size_t(og) * GS + std::size_t(e)];
+        std::uint32_t nk[2] = {0, 0}, own_at[2] = {0, 0};
         if constexpr (WM == WrapMode::min_image) {
-          // Boxes mean nothing under the per-pair minimum image: keep every group.
-          for (std::uint32_t gk = g0; gk < g1; ++gk) keep[nk++] = gk;
-          own_at = og - g0;
-          (void)nlist, (void)pown, (void)list_of, (void)idx, (void)clo, (void)chi;
+          // Boxes mean nothing under the per-pair minimum image: every group, for both pairs.
+          for (std::uint32_t gk = g0; gk < g1; ++gk) keep[0][nk[0]++] = gk;
+          nk[1] = nk[0];
+          own_at[0] = own_at[1] = og - g0;
         } else {
-          nk = prune(g, pi, list, nlist, clo, chi, pown, idx, keep, own_at);
+          prune_group(g, b, p, npairs, og, g0, g1, keep, nk, own_at);
         }
-        while (nk % G) keep[nk++] = b.dummy;
-        typename Rule::Acc a;
-        Rule::zero(a);
-        const std::uint32_t self_at = own_at * kGroup + q % kGroup;
-        if (FV || !(vi_len > Real(0)))
-          stream<true>(g, b, pi, vi, vi_len, keep, nk, self_at, a);
-        else
-          stream<false>(g, b, pi, vi, vi_len, keep, nk, self_at, a);
-        Rule::finish(a, out[i - row_first]);
+        for (std::uint32_t h = 0; h < npairs; ++h) {
+          const std::uint32_t* kp = WM == WrapMode::min_image ? keep[0] : keep[h];
+          pair(g, b, og, 2 * h, gm, p, kp, nk[h], own_at[h], out + (first + q0 - row_first));
+        }
       }
     }
+  }
+
+  // The i-pair of slots h, h + 1 of i-group og (gm real boids, positions p): its tiles over
+  // the groups keep[0, nk) (the own group at own_at), its sums into out[h] and, if real,
+  // out[h + 1].
+  static void pair(const GridView<Real>& g, const Buf& b, std::uint32_t og, std::uint32_t h,
+                   std::uint32_t gm, const Real (&p)[kGroup][D], const std::uint32_t* keep,
+                   std::uint32_t nk, std::uint32_t own_at, FlockSums<Real>* out) {
+    // Lane 4e + l holds i-boid e (slot h + e); its own slot is masked in its own group.
+    alignas(64) static constexpr Real kSlot[kTile] = {0, 1, 2, 3, 0, 1, 2, 3};
+    alignas(64) static constexpr Real kOwn[2][kTile] = {{0, 0, 0, 0, 1, 1, 1, 1},
+                                                        {2, 2, 2, 2, 3, 3, 3, 3}};
+    Real vv[2][D], vlen[2];
+    for (int e = 0; e < 2; ++e) {
+      const std::size_t s = std::size_t(og) * GS + h + std::size_t(e);
+      Real vi2 = 0;
+      for (int c = 0; c < D; ++c) {
+        vv[e][c] = b.v[c][s];
+        vi2 += vv[e][c] * vv[e][c];
+      }
+      vlen[e] = std::sqrt(vi2);
+    }
+    B pi[D][U], vi[D][U], vl[U];
+    M self[U];
+    for (int u = 0; u < U; ++u) {
+      for (int c = 0; c < D; ++c) {
+        pi[c][u] = pair_lanes(p[h][c], p[h + 1][c], u);
+        vi[c][u] = FV ? P::splat(Real(0)) : pair_lanes(vv[0][c], vv[1][c], u);  // FV: unread
+      }
+      vl[u] = FV ? P::splat(Real(0)) : pair_lanes(vlen[0], vlen[1], u);
+      self[u] = P::loadu(kSlot + u * W) != P::loadu(kOwn[h / 2] + u * W);
+    }
+    Acc a;
+    Rule::zero(a);
+    tiles<FV>(g, b, pi, vi, vl, self, keep, nk, own_at, a);
+    FlockSums<Real>* const o[2] = {out + h, h + 1 < gm ? out + h + 1 : nullptr};
+    Rule::finish(a, o);
   }
 };
 

@@ -25,8 +25,17 @@ struct ScalarPack {
   static B round(B a) { return std::nearbyint(a); }
   static B max(B a, B b) { return a > b ? a : b; }
   static std::uint64_t bits(M m) { return m ? 1u : 0u; }
-  static int count(M m) { return m ? 1 : 0; }
   static void store(Real* p, B a) { *p = a; }
+  static void storeu(Real* p, B a) { *p = a; }
+  using K = std::int32_t;  // the neighbour count of one lane
+  static K kzero() { return 0; }
+  static K count_if(K k, M m) { return m ? k + 1 : k; }
+  static void kstore(std::int64_t* out, K k) { *out = k; }
+  template <bool Shift>
+  static void copy_group(Real* dp, Real* dv, const Real* sp, const Real* sv, std::uint32_t m,
+                         Real sh, Real& lo, Real& hi) {
+    cluster_detail::copy_group_scalar<Shift>(dp, dv, sp, sv, m, sh, lo, hi);
+  }
 };
 
 }  // namespace

@@ -1,7 +1,10 @@
 // The xsimd pack of the cluster kernels: the row kernels' pack (kernels_simd.hpp) plus what
-// the cluster kernel needs (cluster_kernels_impl.hpp). Included by cluster_kernels_<isa>.cpp,
+// the cluster kernel needs (cluster_kernels_impl.hpp). Packs up to 8 lanes (one tile); the
+// AVX-512 unit runs float tiles on its 8-wide AVX2 pack. Included by cluster_kernels_<isa>.cpp,
 // each compiled with its own -m flags (core/CMakeLists.txt).
 #pragma once
+
+#include <limits>
 
 #include "core/cluster_kernels_impl.hpp"
 #include "core/kernels_simd.hpp"
@@ -19,6 +22,27 @@ struct ClusterPacks {
     using M = typename Base::M;
     static constexpr int W = Base::W;
     static B max(B a, B b) { return xsimd::max(a, b); }
+    // Masked accumulation as a + (x & m): the same bits as the row pack's select(m, a + x, a)
+    // here, because a kernel accumulator starts at +0 and so is never -0 (x + y is -0 only if
+    // both are), and a + (+0) is then a. One AND instead of the blend and its mask conversion.
+    static B add_if(B a, M m, B x) { return a + masked(x, m); }
+    static B sub_if(B a, M m, B x) { return a - masked(x, m); }
+    static B masked(B x, M m) {
+      using R = typename M::register_type;
+      if constexpr (std::is_same_v<R, __m128>) {
+        return B(_mm_and_ps(x, m));
+      } else if constexpr (std::is_same_v<R, __m128d>) {
+        return B(_mm_and_pd(x, m));
+#ifdef __AVX__
+      } else if constexpr (std::is_same_v<R, __m256>) {
+        return B(_mm256_and_ps(x, m));
+      } else if constexpr (std::is_same_v<R, __m256d>) {
+        return B(_mm256_and_pd(x, m));
+#endif
+      } else {
+        return xsimd::select(m, x, B(Real(0)));  // AVX-512 mask registers
+      }
+    }
     // The mask as bits, lane l = bit l (movemask, or the AVX-512 mask register itself).
     static std::uint64_t bits(M m) {
       using R = typename M::register_type;
@@ -37,28 +61,93 @@ struct ClusterPacks {
         return std::uint64_t(r);  // __mmask8 / __mmask16
       }
     }
-    static int count(M m) { return __builtin_popcountll(bits(m)); }
-    // W / kGroup groups of kGroup values, group k into lanes kGroup * k ... (W >= kGroup).
-    static B load_quads(const Real* const* q) {
-      if constexpr (W == kGroup) {
-        return B::load_unaligned(q[0]);
+    // The kGroup values q[0 .. 4) in both halves of an 8-wide register (one broadcast load).
+    static B load_quad2(const Real* q) {
+      static_assert(W == 2 * kGroup, "load_quad2 is for 8-wide packs");
 #ifdef __AVX__
-      } else if constexpr (W == 8 && std::is_same_v<Real, float>) {
-        return B(_mm256_set_m128(_mm_loadu_ps(q[1]), _mm_loadu_ps(q[0])));
+      if constexpr (std::is_same_v<Real, float>)
+        return B(_mm256_broadcast_ps(reinterpret_cast<const __m128*>(q)));
 #endif
 #ifdef __AVX512F__
-      } else if constexpr (W == 16 && std::is_same_v<Real, float>) {
-        __m512 r = _mm512_castps128_ps512(_mm_loadu_ps(q[0]));
-        r = _mm512_insertf32x4(r, _mm_loadu_ps(q[1]), 1);
-        r = _mm512_insertf32x4(r, _mm_loadu_ps(q[2]), 2);
-        return B(_mm512_insertf32x4(r, _mm_loadu_ps(q[3]), 3));
-      } else if constexpr (W == 8 && std::is_same_v<Real, double>) {
-        const __m512d r = _mm512_castpd256_pd512(_mm256_loadu_pd(q[0]));
-        return B(_mm512_insertf64x4(r, _mm256_loadu_pd(q[1]), 1));
+      if constexpr (std::is_same_v<Real, double>)
+        return B(_mm512_broadcast_f64x4(_mm256_loadu_pd(q)));
 #endif
+      alignas(64) Real t[W];
+      for (int l = 0; l < W; ++l) t[l] = q[l % kGroup];
+      return B::load_aligned(t);
+    }
+    // copy_group_scalar (cluster_kernels_impl.hpp) in 4-wide registers: the same values.
+    // Reads up to kGroup - 1 slots past the m boids (the store's padding, GridView).
+    template <bool Shift>
+    static void copy_group(Real* dp, Real* dv, const Real* sp, const Real* sv, std::uint32_t m,
+                           Real sh, Real& lo, Real& hi) {
+      alignas(16) static constexpr std::int32_t kMask[kGroup + 1][4] = {
+          {0, 0, 0, 0}, {-1, 0, 0, 0}, {-1, -1, 0, 0}, {-1, -1, -1, 0}, {-1, -1, -1, -1}};
+      if constexpr (std::is_same_v<Real, float>) {
+        const __m128 mk =
+            _mm_castsi128_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(kMask[m])));
+        const __m128 inf = _mm_set1_ps(std::numeric_limits<float>::infinity());
+        __m128 q = _mm_loadu_ps(sp);
+        if constexpr (Shift) q = _mm_add_ps(q, _mm_set1_ps(sh));
+        const __m128 ql = _mm_blendv_ps(inf, q, mk);  // padding +inf: out of every min
+        const __m128 qh = _mm_blendv_ps(_mm_sub_ps(_mm_setzero_ps(), inf), q, mk);
+        _mm_storeu_ps(dp, ql);
+        _mm_storeu_ps(dv, _mm_and_ps(_mm_loadu_ps(sv), mk));
+        __m128 a = _mm_min_ps(ql, _mm_shuffle_ps(ql, ql, _MM_SHUFFLE(2, 3, 0, 1)));
+        a = _mm_min_ps(a, _mm_shuffle_ps(a, a, _MM_SHUFFLE(1, 0, 3, 2)));
+        __m128 z = _mm_max_ps(qh, _mm_shuffle_ps(qh, qh, _MM_SHUFFLE(2, 3, 0, 1)));
+        z = _mm_max_ps(z, _mm_shuffle_ps(z, z, _MM_SHUFFLE(1, 0, 3, 2)));
+        lo = _mm_cvtss_f32(a);
+        hi = _mm_cvtss_f32(z);
       } else {
-        static_assert(W == 0, "no quad load for this pack");
+        copy_group_scalar<Shift>(dp, dv, sp, sv, m, sh, lo, hi);
       }
+    }
+    // The tile's lane tree (StandardRule::finish: (l0 + l1) + (l2 + l3) for i-boid 0 in lanes
+    // 0-3 and i-boid 1 in lanes 4-7) for Q sums at once, into out[e][q]. vhaddps adds
+    // neighbouring lanes within each 128-bit half, so two rounds do exactly those additions.
+#ifdef __AVX__
+    static constexpr bool has_tile_tree = W == 8 && std::is_same_v<Real, float>;
+    template <int Q>
+    static void tile_tree(const B (&x)[Q], Real (&out)[2][Q]) {
+      constexpr int NG = (Q + 3) / 4;
+      alignas(32) float lane[NG][8];
+      const __m256 zero = _mm256_setzero_ps();
+      for (int k = 0; k < NG; ++k) {
+        __m256 y[4];
+        for (int j = 0; j < 4; ++j) y[j] = 4 * k + j < Q ? __m256(x[4 * k + j]) : zero;
+        _mm256_store_ps(lane[k],
+                        _mm256_hadd_ps(_mm256_hadd_ps(y[0], y[1]), _mm256_hadd_ps(y[2], y[3])));
+      }
+      for (int q = 0; q < Q; ++q) {
+        out[0][q] = lane[q / 4][q % 4];
+        out[1][q] = lane[q / 4][4 + q % 4];
+      }
+    }
+#else
+    static constexpr bool has_tile_tree = false;
+#endif
+    // x in lanes 0-3, y in lanes 4-7 of an 8-wide register.
+    static B splat2(Real x, Real y) {
+      static_assert(W == 2 * kGroup, "splat2 is for 8-wide packs");
+#ifdef __AVX__
+      if constexpr (std::is_same_v<Real, float>)
+        return B(_mm256_set_m128(_mm_set1_ps(y), _mm_set1_ps(x)));
+#endif
+#ifdef __AVX512F__
+      if constexpr (std::is_same_v<Real, double>)
+        return B(_mm512_insertf64x4(_mm512_set1_pd(x), _mm256_set1_pd(y), 1));
+#endif
+      alignas(64) Real t[W];
+      for (int l = 0; l < W; ++l) t[l] = l < kGroup ? x : y;
+      return B::load_aligned(t);
+    }
+    // The count lanes as 64-bit integers, lane l into out[l].
+    static void kstore(std::int64_t* out, typename Base::K k) {
+      using KI = typename Base::KI;
+      KI lane[W];
+      std::memcpy(lane, &k, sizeof(lane));
+      for (int l = 0; l < W; ++l) out[l] = lane[l];
     }
   };
 };

@@ -32,36 +32,53 @@ void ClusterOrder<Real>::apply(const CellList<Real>& cl, BoidStore<Real>& in, Ex
   const GridPlan& g = cl.plan();
   const std::uint32_t* start = cl.cell_start();
   ex.parallel_for(g.ncells, 256, [&](std::size_t c0, std::size_t c1) {
-    std::vector<std::uint64_t> order;  // key << 32 | index in cell: a stable sort by key
+    // key << 32 | index in cell, sorted: a stable sort by key. Cells of the default density
+    // hold ~7 boids, so an insertion sort in a small buffer beats std::sort and the heap.
+    std::vector<std::uint64_t> order;
     std::vector<Real> tmp;
     std::vector<std::uint32_t> tmp_id;
     std::vector<std::uint8_t> tmp_kind;
     for (std::size_t cell = c0; cell < c1; ++cell) {
       const std::uint32_t b = start[cell], e = start[cell + 1], len = e - b;
       if (len < 2) continue;
-      order.resize(len);
+      if (order.size() < len) {
+        order.resize(len);
+        tmp.resize(len);
+        tmp_id.resize(len);
+        tmp_kind.resize(len);
+      }
+      std::uint64_t* o = order.data();
       bool sorted = true;
       for (std::uint32_t k = 0; k < len; ++k) {
-        order[k] = std::uint64_t(subcell_key(g, in, b + k)) << 32 | k;
-        sorted = sorted && (k == 0 || order[k] > order[k - 1]);
+        o[k] = std::uint64_t(subcell_key(g, in, b + k)) << 32 | k;
+        sorted = sorted && (k == 0 || o[k] > o[k - 1]);
       }
       if (sorted) continue;
-      std::sort(order.begin(), order.end());  // low half: the index in the cell (id order)
-      tmp.resize(len);
-      for (int c = 0; c < in.dims; ++c) {
-        for (Real* a : {in.p[c].data(), in.v[c].data()}) {
-          for (std::uint32_t k = 0; k < len; ++k) tmp[k] = a[b + std::uint32_t(order[k])];
-          std::copy(tmp.begin(), tmp.end(), a + b);
+      if (len <= 32) {
+        for (std::uint32_t k = 1; k < len; ++k) {
+          const std::uint64_t x = o[k];
+          std::uint32_t j = k;
+          for (; j > 0 && o[j - 1] > x; --j) o[j] = o[j - 1];
+          o[j] = x;
         }
+      } else {
+        std::sort(o, o + len);  // low half: the index in the cell (id order)
       }
-      tmp_id.resize(len);
-      tmp_kind.resize(len);
+      Real* t = tmp.data();
+      auto permute = [&](Real* a) {
+        for (std::uint32_t k = 0; k < len; ++k) t[k] = a[b + std::uint32_t(o[k])];
+        std::copy(t, t + len, a + b);
+      };
+      for (int c = 0; c < in.dims; ++c) {
+        permute(in.p[c].data());
+        permute(in.v[c].data());
+      }
       for (std::uint32_t k = 0; k < len; ++k) {
-        tmp_id[k] = in.id[b + std::uint32_t(order[k])];
-        tmp_kind[k] = in.kind[b + std::uint32_t(order[k])];
+        tmp_id[k] = in.id[b + std::uint32_t(o[k])];
+        tmp_kind[k] = in.kind[b + std::uint32_t(o[k])];
       }
-      std::copy(tmp_id.begin(), tmp_id.end(), in.id.begin() + b);
-      std::copy(tmp_kind.begin(), tmp_kind.end(), in.kind.begin() + b);
+      std::copy(tmp_id.begin(), tmp_id.begin() + len, in.id.begin() + b);
+      std::copy(tmp_kind.begin(), tmp_kind.begin() + len, in.kind.begin() + b);
     }
   });
 }
@@ -74,13 +91,20 @@ PairCounts cluster_count_pairs(const GridView<Real>& g, Executor& ex) {
   ex.parallel_for(ncells, 64, [&](std::size_t c0, std::size_t c1) {
     std::vector<FlockSums<Real>> sums;
     KernelScratch<Real> scratch;
+    struct Box {
+      Real lo[3], hi[3];
+      std::uint32_t size;
+      bool own;
+    };
+    std::vector<Box> boxes;
     for (std::size_t cell = c0; cell < c1; ++cell) {
       const std::uint32_t first = g.cell_start[cell], last = g.cell_start[cell + 1];
       if (first == last) continue;
       const int ci[3] = {int(cell % std::size_t(g.n[0])),
                          int(cell / std::size_t(g.n[0]) % std::size_t(g.n[1])),
                          int(cell / (std::size_t(g.n[0]) * std::size_t(g.n[1])))};
-      PairCounts& pc = per_cell[cell];
+      // The candidate groups of the cell and their boxes, as the kernel builds them.
+      boxes.clear();
       for (int dz = -g.reach[2]; dz <= g.reach[2]; ++dz)
         for (int dy = -g.reach[1]; dy <= g.reach[1]; ++dy)
           for (int dx = -g.reach[0]; dx <= g.reach[0]; ++dx) {
@@ -104,27 +128,43 @@ PairCounts cluster_count_pairs(const GridView<Real>& g, Executor& ex) {
             const std::uint32_t ob = g.cell_start[other], oe = g.cell_start[other + 1];
             for (std::uint32_t j0 = ob; j0 < oe; j0 += kGroup) {
               const std::uint32_t j1 = std::min<std::uint32_t>(oe, j0 + kGroup);
-              Real lo[3], hi[3];
+              Box bx{};
+              bx.size = j1 - j0;
+              bx.own = dx == 0 && dy == 0 && dz == 0;
               for (int c = 0; c < D; ++c) {
-                lo[c] = std::numeric_limits<Real>::infinity();
-                hi[c] = -lo[c];
+                bx.lo[c] = std::numeric_limits<Real>::infinity();
+                bx.hi[c] = -bx.lo[c];
                 for (std::uint32_t j = j0; j < j1; ++j) {
                   Real q = g.p[c][j];
                   if (g.wrap == WrapMode::shift) q = q + sh[c];
-                  lo[c] = q < lo[c] ? q : lo[c];
-                  hi[c] = q > hi[c] ? q : hi[c];
+                  bx.lo[c] = q < bx.lo[c] ? q : bx.lo[c];
+                  bx.hi[c] = q > bx.hi[c] ? q : bx.hi[c];
                 }
               }
-              for (std::uint32_t i = first; i < last; ++i) {
-                Real p[3] = {g.p[0][i], g.p[1][i], g.p[2][i]};
-                const bool own = i >= j0 && i < j1;
-                const Real d2 =
-                    D == 2 ? box_dist2<Real, 2>(p, lo, hi) : box_dist2<Real, 3>(p, lo, hi);
-                if (own || g.wrap == WrapMode::min_image || d2 < g.kp.radius2)
-                  pc.candidates += (j1 - j0) - (own ? 1 : 0);
-              }
+              boxes.push_back(bx);
             }
           }
+      // Every i-pair (slots h, h + 1 of each group of 4 of the cell) streams the groups whose
+      // box is within r of either of its boids (its own group always): each of its boids
+      // examines every boid of those groups but itself.
+      PairCounts& pc = per_cell[cell];
+      for (std::uint32_t i0 = first; i0 < last; i0 += 2) {
+        const std::uint32_t i1 = std::min<std::uint32_t>(last, i0 + 2);
+        const std::uint32_t own_group = (i0 - first) / kGroup;
+        std::uint64_t kept = 0;
+        std::uint32_t own_seen = 0;
+        for (const Box& bx : boxes) {
+          bool keep = g.wrap == WrapMode::min_image || (bx.own && own_seen++ == own_group);
+          for (std::uint32_t i = i0; i < i1 && !keep; ++i) {
+            const Real p[3] = {g.p[0][i], g.p[1][i], g.p[2][i]};
+            const Real d2 =
+                D == 2 ? box_dist2<Real, 2>(p, bx.lo, bx.hi) : box_dist2<Real, 3>(p, bx.lo, bx.hi);
+            keep = d2 < g.kp.radius2;
+          }
+          if (keep) kept += bx.size;
+        }
+        pc.candidates += (i1 - i0) * (kept - 1);
+      }
       sums.resize(last - first);
       if (D == 2)
         generic_cell_sums<Real, 2>(g, std::uint32_t(cell), sums.data(), scratch);

@@ -24,9 +24,10 @@ class ClusterOrder {
   static void apply(const CellList<Real>& cl, BoidStore<Real>& in, Executor& ex);
 };
 
-/// Pairs the cluster kernel examines for the kind-0 boids of `g` (every boid of every group
-/// kept by the box test, self excluded) and, through the model's scalar accumulate_pair,
-/// the neighbours found. Scalar and independent of the SIMD kernels.
+/// Pairs the cluster kernel examines for the kind-0 boids of `g` (for each boid, every boid of
+/// every group its i-pair keeps by the box test, self excluded; padding lanes not counted)
+/// and, through the model's scalar accumulate_pair, the neighbours found. Scalar and
+/// independent of the SIMD kernels.
 template <class Real>
 PairCounts cluster_count_pairs(const GridView<Real>& g, Executor& ex);
 

@@ -5,9 +5,9 @@ Usage: /usr/bin/python3 scripts/draw_cluster_scheme.py docs/images/cluster-schem
 
 Left: boids in cells of edge r, each cell's boids in the Morton order of 4x4 sub-cells (then
 id), cut into groups of 4 with their bounding boxes. Right: one i-group (red) and the
-candidate groups of its 3x3 cells: the box-to-box test keeps the groups within r of the
-i-group's box (level 1, blue); for one boid i of it, the point-to-box test keeps those within r
-of the boid (level 2, filled); the pair sums then run over the kept groups' boids only.
+candidate groups of its 3x3 cells: for the i-pair of its first two boids (i, i') the
+point-to-box test keeps the groups whose box is within r of either boid (filled, blue); the
+pair's tiles then run over the kept groups' boids only.
 The same arithmetic as parallel/cluster_grid.cpp and core/cluster_kernels*.hpp, in numpy.
 """
 import sys
@@ -88,31 +88,32 @@ def main(dst):
     mid = [g for g in groups if g["cell"] == (2, 2)]
     gi = mid[0]
     near = [g for g in groups if abs(g["cell"][0] - 2) <= 1 and abs(g["cell"][1] - 2) <= 1]
-    level1 = [g for g in near if box_gap(gi["lo"], gi["hi"], g["lo"], g["hi"]) < R]
-    i = gi["ids"][0]
-    level2 = [g for g in level1 if point_gap(pts[i], g["lo"], g["hi"]) < R]
+    i, i2 = gi["ids"][0], gi["ids"][1]
+    kept_groups = [g for g in near
+                   if min(point_gap(pts[b], g["lo"], g["hi"]) for b in (i, i2)) < R]
     ax.add_patch(Rectangle((1 * R, 1 * R), 3 * R, 3 * R, fill=True, fc="#f3f3f3", ec="none"))
     for g in near:
         lo, hi = g["lo"], g["hi"]
-        kept1 = any(g is h for h in level1)
-        kept2 = any(g is h for h in level2)
-        ax.add_patch(Rectangle(lo, *(hi - lo), fill=kept2, fc="#9ecae1" if kept2 else "none",
-                               ec="#3182bd" if kept1 else "#999999", lw=1.6 if kept1 else 0.8,
-                               ls="-" if kept1 else ":", alpha=0.9))
+        kept = any(g is h for h in kept_groups)
+        ax.add_patch(Rectangle(lo, *(hi - lo), fill=kept, fc="#9ecae1" if kept else "none",
+                               ec="#3182bd" if kept else "#999999", lw=1.6 if kept else 0.8,
+                               ls="-" if kept else ":", alpha=0.9))
         p = pts[g["ids"]]
-        ax.plot(p[:, 0], p[:, 1], "o", color="#3182bd" if kept1 else "#999999", ms=3)
+        ax.plot(p[:, 0], p[:, 1], "o", color="#3182bd" if kept else "#999999", ms=3)
     lo, hi = gi["lo"], gi["hi"]
     ax.add_patch(Rectangle(lo, *(hi - lo), fill=False, ec="#d62728", lw=2.2))
     p = pts[gi["ids"]]
     ax.plot(p[:, 0], p[:, 1], "o", color="#d62728", ms=4)
-    ax.add_patch(Circle(pts[i], R, fill=False, ec="#d62728", ls="--", lw=1.2))
-    ax.annotate("boid i", pts[i], xytext=(8, -14), textcoords="offset points", color="#d62728")
+    for b, name, dy in ((i, "i", -14), (i2, "i'", 10)):
+        ax.add_patch(Circle(pts[b], R, fill=False, ec="#d62728", ls="--", lw=1.2))
+        ax.annotate(name, pts[b], xytext=(8, dy), textcoords="offset points", color="#d62728")
     cand = sum(len(g["ids"]) for g in near)
-    kept = sum(len(g["ids"]) for g in level2)
+    kept = sum(len(g["ids"]) for g in kept_groups)
     true = sum(1 for g in near for j in g["ids"] if j != i and np.hypot(*(pts[j] - pts[i])) < R)
-    ax.set_title(f"i-group (red) among the {len(near)} groups of its 3×3 cells: box–box gap < r keeps\n"
-                 f"{len(level1)} (blue), point–box gap < r keeps {len(level2)} for boid i (filled):"
-                 f" {kept} pairs computed for {true} within r (of {cand})", fontsize=9)
+    print(f"groups {len(near)} kept {len(kept_groups)} pairs {kept} true {true} candidates {cand}")
+    ax.set_title(f"i-group (red) among the {len(near)} groups of its 3×3 cells: the i-pair (i, i') keeps\n"
+                 f"the {len(kept_groups)} whose box is within r of i or i' (filled): {kept} pairs"
+                 f" computed for boid i, {true} of them within r (of {cand})", fontsize=9)
     fig.tight_layout()
     fig.savefig(dst)
 
