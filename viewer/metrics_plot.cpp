@@ -17,8 +17,8 @@ void MetricsPlot::push(const MetricsSample& s) {
 void MetricsPlot::draw_panel() {
   if (samples_.empty()) {
     ImGui::TextWrapped(
-        "No metrics yet (they are computed for flocks up to 200,000 boids, once per "
-        "published state).");
+        "No metrics yet (computed with every published state up to 200,000 boids, and "
+        "with at most a tenth of the simulation's time above).");
     return;
   }
   std::vector<float> v(samples_.size());

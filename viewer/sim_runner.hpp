@@ -22,6 +22,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -156,6 +157,7 @@ class SimRunner {
   World world_;
   std::optional<State> init_;
   MetricsCalculator metrics_calc_;  // the live plot's metrics, on the simulation thread
+  std::chrono::steady_clock::time_point next_metrics_{};  // a large flock's next metrics row
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
