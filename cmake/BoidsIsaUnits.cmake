@@ -1,0 +1,74 @@
+# boids_isa_units(<sources-var> PREFIXES <prefix>... [SCALAR_OPTIONS <option>...])
+#
+# One family of units per prefix P in the calling directory, compiled once per instruction set
+# and chosen at run time: P.cpp dispatches, P_scalar.cpp is the one-lane unit, and
+# P_sse42.cpp, P_avx2.cpp, P_avx512.cpp get their -m flags here, and only they do (never a
+# host-specific -march). In a BOIDS_DISABLE_SIMD build, off x86-64, or (AVX-512) with a
+# compiler without -mavx512f, those units are removed from <sources-var> and only the scalar
+# one exists. Used by core/ (the row and cluster kernels) and parallel/ (the metrics pair
+# pass, the topological gather).
+#
+# -Wno-ignored-attributes: the in-register lane reductions compare raw __m128/__m256/__m512
+# types in std::is_same, and GCC warns that their vector attributes are dropped from the
+# template argument, which is harmless there. -Wno-(maybe-)uninitialized (AVX-512): GCC 12
+# warns falsely inside its own avx512fintrin.h _mm512_undefined_* helpers, whose
+# `__m512d __Y = __Y;` is uninitialised on purpose: as "maybe" in a plain build, as "is used
+# uninitialized" once the sanitizer build drops use-after-scope below.
+#
+# AddressSanitizer's use-after-scope instrumentation makes GCC 12 take about 8x longer on
+# these heavily inlined SIMD units (measured on kernels_avx2.cpp: 143 s of CPU against 18 s
+# without it, and 9 s unsanitized), which was most of CI's ASan build time. They keep no
+# pointers to locals past their scope, so the sanitizer builds drop just that one check on
+# every unit of a family; every other ASan and UBSan check stays on.
+include(CheckCXXCompilerFlag)
+check_cxx_compiler_flag(-mavx512f BOIDS_CXX_HAS_AVX512F)
+
+function(boids_isa_units sources_var)
+  cmake_parse_arguments(A "" "" "PREFIXES;SCALAR_OPTIONS" ${ARGN})
+  set(sources ${${sources_var}})
+  set(x86 FALSE)
+  if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+    set(x86 TRUE)
+  endif()
+  set(opt_sse42 "-msse4.2;-Wno-ignored-attributes")
+  set(opt_avx2 "-mavx2;-Wno-ignored-attributes")
+  set(opt_avx512 "-mavx512f;-Wno-maybe-uninitialized;-Wno-uninitialized;-Wno-ignored-attributes")
+  set(family)
+  foreach(p IN LISTS A_PREFIXES)
+    list(APPEND family ${p}.cpp ${p}_scalar.cpp)
+  endforeach()
+  foreach(isa IN ITEMS sse42 avx2 avx512)
+    set(units)
+    foreach(p IN LISTS A_PREFIXES)
+      list(APPEND units ${p}_${isa}.cpp)
+    endforeach()
+    if(BOIDS_DISABLE_SIMD OR NOT x86 OR (isa STREQUAL "avx512" AND NOT BOIDS_CXX_HAS_AVX512F))
+      foreach(u IN LISTS units)
+        list(REMOVE_ITEM sources ${CMAKE_CURRENT_SOURCE_DIR}/${u})
+      endforeach()
+    else()
+      set_source_files_properties(${units} TARGET_DIRECTORY boids PROPERTIES
+                                  COMPILE_OPTIONS "${opt_${isa}}")
+      list(APPEND family ${units})
+      if(isa STREQUAL "avx512")
+        foreach(p IN LISTS A_PREFIXES)
+          set_source_files_properties(${p}.cpp TARGET_DIRECTORY boids PROPERTIES
+                                      COMPILE_DEFINITIONS BOIDS_HAVE_AVX512=1)
+        endforeach()
+      endif()
+    endif()
+  endforeach()
+  set(scalar_units)
+  foreach(p IN LISTS A_PREFIXES)
+    list(APPEND scalar_units ${p}_scalar.cpp)
+  endforeach()
+  set_source_files_properties(${scalar_units} TARGET_DIRECTORY boids PROPERTIES
+                              COMPILE_OPTIONS "-Wno-ignored-attributes;${A_SCALAR_OPTIONS}")
+  if(BOIDS_SANITIZE MATCHES "address")
+    foreach(u IN LISTS family)
+      set_property(SOURCE ${u} TARGET_DIRECTORY boids APPEND PROPERTY COMPILE_OPTIONS
+                   -fno-sanitize-address-use-after-scope)
+    endforeach()
+  endif()
+  set(${sources_var} ${sources} PARENT_SCOPE)
+endfunction()
