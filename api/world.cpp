@@ -5,6 +5,7 @@
 #include "core/engine.hpp"
 #include "core/input_limits.hpp"
 #include "core/naive.hpp"
+#include "core/scenario.hpp"
 #include "core/validate.hpp"
 #include "parallel/grid_engine.hpp"
 
@@ -18,6 +19,13 @@ constexpr std::uint32_t kDefCookie = 0xB01D5DEFu;
 WorldDef default_world_def() {
   WorldDef d;
   d.internal_cookie = kDefCookie;
+  return d;
+}
+
+WorldDef default_world_def(Profile profile) {
+  WorldDef d = default_world_def();
+  d.profile = profile;
+  apply_profile_defaults(d);
   return d;
 }
 

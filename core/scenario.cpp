@@ -294,15 +294,10 @@ WorldDef build(const toml::table& root_in, const std::string& name,
     keys.push_back(f.key);
   }
   walk(root, "", name, by_key, keys, origins);
-  if (def.profile == Profile::couzin) {
-    // The couzin profile's own defaults (Couzin et al. 2002; docs/profiles.md) for every key
-    // the scenario leaves unset.
-    for (const auto& [key, value] : kCouzinDefaults) {
-      if (origins.count(key)) continue;
-      toml::table t{{"v", value}};
-      by_key.at(key)->set(*t.get("v"), name);
-    }
-  }
+  // The profile's own defaults for every key the scenario leaves unset.
+  std::vector<std::string> given;
+  for (const auto& o : origins) given.push_back(o.first);
+  apply_profile_defaults(def, given);
 
   if (auto e = check_def(def)) {
     auto it = origins.find(e->field);
@@ -315,6 +310,18 @@ WorldDef build(const toml::table& root_in, const std::string& name,
 }
 
 }  // namespace
+
+void apply_profile_defaults(WorldDef& d, const std::vector<std::string>& keep) {
+  if (d.profile != Profile::couzin) return;
+  std::vector<Field> fields = schema(d);
+  for (const auto& [key, value] : kCouzinDefaults) {
+    if (std::find(keep.begin(), keep.end(), key) != keep.end()) continue;
+    auto f =
+        std::find_if(fields.begin(), fields.end(), [&](const Field& x) { return x.key == key; });
+    toml::table t{{"v", value}};
+    f->set(*t.get("v"), "profile defaults");
+  }
+}
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);

@@ -76,6 +76,32 @@ TEST_CASE("couzin: the paper's defaults, explicit keys kept, bad radii refused",
       Catch::Contains("world.profile"));
 }
 
+TEST_CASE("couzin: default_world_def(Profile::couzin) equals the scenario file's defaults",
+          "[profile][couzin]") {
+  const boids::WorldDef f = boids::parse_scenario("[world]\nprofile = \"couzin\"\n", "t.toml");
+  const boids::WorldDef c = boids::default_world_def(boids::Profile::couzin);
+  const boids::RuleDef &a = c.kinds[0].rules, &b = f.kinds[0].rules;
+  CHECK(c.profile == boids::Profile::couzin);
+  CHECK(a.separation_radius == b.separation_radius);
+  CHECK(a.orientation_radius == b.orientation_radius);
+  CHECK(a.radius == b.radius);
+  CHECK(a.view_angle == b.view_angle);
+  CHECK(a.noise == b.noise);
+  CHECK(c.kinds[0].vehicle.turn_rate == f.kinds[0].vehicle.turn_rate);
+  CHECK(c.kinds[0].motion.max_speed == f.kinds[0].motion.max_speed);
+  CHECK(c.kinds[0].motion.min_speed == f.kinds[0].motion.min_speed);
+  CHECK(c.dt == f.dt);
+  CHECK(c.dt == 0.1);
+  CHECK(a.view_angle == 270.0);
+  // The other profiles keep the plain defaults; the def is usable as it is.
+  const boids::WorldDef v = boids::default_world_def(boids::Profile::vicsek);
+  CHECK(v.profile == boids::Profile::vicsek);
+  CHECK(v.kinds[0].rules.radius == boids::default_world_def().kinds[0].rules.radius);
+  boids::WorldDef small = c;
+  small.count = 50;
+  CHECK_NOTHROW(boids::World::create(small));
+}
+
 TEST_CASE("couzin: repulsion first, orientation, attraction, their average, the blind angle",
           "[profile][couzin]") {
   const boids::WorldDef d = zone_def(2, 3);

@@ -250,4 +250,10 @@ struct WorldDef {
 /// A WorldDef with every default filled in.
 BOIDS_API WorldDef default_world_def();
 
+/// A WorldDef for `profile` with that profile's own defaults, as a scenario file with only
+/// `world.profile` set would give: for `couzin` the parameters of Couzin et al. (2002)
+/// (r_r 1, r_o 3, r_a 17, alpha 270 deg, theta 40 deg/s, s 3, sigma 0.05 rad, tau 0.1;
+/// docs/profiles.md); the other profiles keep default_world_def()'s values.
+BOIDS_API WorldDef default_world_def(Profile profile);
+
 }  // namespace boids
