@@ -8,6 +8,7 @@
 #include "core/scenario.hpp"
 #include "core/validate.hpp"
 #include "parallel/grid_engine.hpp"
+#include "parallel/sequential_engine.hpp"
 
 namespace boids {
 
@@ -44,6 +45,8 @@ World World::create(const WorldDef& def) {
   std::unique_ptr<EngineBase> e;
   if (def.engine == EngineKind::naive)
     e = make_naive_engine(def);
+  else if (def.update == UpdateOrder::sequential)
+    e = make_sequential_engine(def);  // in place, one agent at a time: its own cell index
   else
     e = make_grid_engine(def);
   return World(std::move(e));

@@ -48,6 +48,8 @@ void World::set_def(const WorldDef& def) {
                 ".count: cannot change with set_def (use add_boids / remove_boids)");
   fixed(def.seed == cur.seed, "boids.seed");
   fixed(def.engine == cur.engine, "engine.kind");
+  // The grid and cluster engines run world.update = "sequential" on an engine of its own.
+  fixed(def.update == cur.update || def.engine == EngineKind::naive, "world.update");
   fixed(def.precision == cur.precision, "engine.precision");
   fixed(def.threads == cur.threads, "engine.threads");
   fixed(def.simd == cur.simd, "engine.simd");

@@ -257,13 +257,14 @@ inline void integrate(const ModelParams<Real>& m, const KindParams<Real>& kp, co
   move<Real, D>(m, kp, p, nv, true, p_out, v_out);
 }
 
-/// Steps 1-3 for boid i the reference way: every other boid of the same kind, in slot order.
-/// The naive stepper and explain_forces() use it; `neighbour_ids`, when given, receives the
-/// ids of the boids that counted.
-template <class Real, int D>
-inline FlockSums<Real> naive_sums(const ModelParams<Real>& m, const BoidStore<Real>& s,
-                                  std::size_t i,
-                                  std::vector<std::uint32_t>* neighbour_ids = nullptr) {
+/// Steps 1-3 for boid i over the candidate slots `slots` visits (for_each(f) calls f(j) for
+/// each, ascending), the reference way: naive_sums() offers every slot; the sequential grid
+/// engine (parallel/sequential_engine.cpp) the slots of the cells around i, which holds every
+/// boid within reach, so the two add the same pairs in the same order: the same bits.
+template <class Real, int D, class Slots>
+inline FlockSums<Real> sums_over(const ModelParams<Real>& m, const BoidStore<Real>& s,
+                                 std::size_t i, const Slots& slots,
+                                 std::vector<std::uint32_t>* neighbour_ids = nullptr) {
   const KindParams<Real>& kp = m.kind[s.kind[i]];
   Real pi[3] = {0, 0, 0}, vi[3] = {0, 0, 0};
   Real vi2 = 0;
@@ -274,8 +275,8 @@ inline FlockSums<Real> naive_sums(const ModelParams<Real>& m, const BoidStore<Re
   }
   const Real vi_len = std::sqrt(vi2);
   FlockSums<Real> sums;
-  for (std::size_t j = 0; j < s.n; ++j) {
-    if (j == i || s.kind[j] != s.kind[i]) continue;
+  slots([&](std::size_t j) {
+    if (j == i || s.kind[j] != s.kind[i]) return;
     Real d[3] = {0, 0, 0}, vj[3] = {0, 0, 0};
     for (int c = 0; c < D; ++c) {
       d[c] = s.p[c][j] - pi[c];
@@ -285,8 +286,21 @@ inline FlockSums<Real> naive_sums(const ModelParams<Real>& m, const BoidStore<Re
     const std::int32_t before = sums.k;
     accumulate_pair<Real, D>(kp, d, vi, vi_len, vj, sums);
     if (neighbour_ids && sums.k != before) neighbour_ids->push_back(s.id[j]);
-  }
+  });
   return sums;
+}
+
+/// Steps 1-3 for boid i the reference way: every other boid of the same kind, in slot order.
+/// The naive stepper and explain_forces() use it; `neighbour_ids`, when given, receives the
+/// ids of the boids that counted.
+template <class Real, int D>
+inline FlockSums<Real> naive_sums(const ModelParams<Real>& m, const BoidStore<Real>& s,
+                                  std::size_t i,
+                                  std::vector<std::uint32_t>* neighbour_ids = nullptr) {
+  const auto all = [&](const auto& f) {
+    for (std::size_t j = 0; j < s.n; ++j) f(j);
+  };
+  return sums_over<Real, D>(m, s, i, all, neighbour_ids);
 }
 
 /// Per-step data shared by every boid's update, built once per step by prepare_step() before

@@ -4,6 +4,7 @@
 #include "core/naive.hpp"
 
 #include "core/neighbour_list.hpp"
+#include "core/sequential_order.hpp"
 
 namespace boids {
 namespace {
@@ -69,12 +70,7 @@ class NaiveEngine final : public EngineT<Real> {
       // In place, one agent at a time in a random order (a Fisher-Yates shuffle drawn from
       // (seed, step)): later agents see earlier agents' new state of the same step. The
       // per-step context (centres, predators' view) stays that of the step's start.
-      order_.resize(s.n);
-      for (std::size_t i = 0; i < s.n; ++i) order_[i] = i;
-      for (std::size_t k = s.n; k > 1; --k) {
-        const std::uint64_t r = random_bits(this->def_.seed, this->steps_, kStreamUpdate, k);
-        std::swap(order_[k - 1], order_[std::size_t(r % k)]);
-      }
+      sequential_order(this->def_.seed, this->steps_, s.n, order_);
       for (std::size_t i : order_) {
         update(i);
         for (int c = 0; c < D; ++c) {

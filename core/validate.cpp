@@ -159,9 +159,6 @@ std::optional<FieldError> check_behaviour_world(const WorldDef& d) {
       d.profile != Profile::couzin)
     return bad("world.profile", "must be \"standard\", \"abm\", \"vicsek\" or \"couzin\"");
   if (auto e = check_couzin_topological(d)) return e;
-  if (d.update == UpdateOrder::sequential && d.engine != EngineKind::naive)
-    return bad("world.update",
-               "\"sequential\" (in-place, random order) needs engine.kind = \"naive\"");
   if (d.profile == Profile::abm) {
     const MotionDef& m = d.kinds[0].motion;
     if (m.min_speed != m.max_speed)

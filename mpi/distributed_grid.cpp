@@ -486,6 +486,10 @@ std::unique_ptr<Stepper> make_stepper(const World& world) {
   if (def.engine != EngineKind::grid)
     throw Error(
         "engine.kind: a distributed run (mpirun) steps with the grid engine; use --engine grid");
+  if (def.update == UpdateOrder::sequential)
+    throw Error(
+        "world.update: \"sequential\" updates one agent after another, so a distributed run "
+        "cannot split it; use \"synchronous\" or run without mpirun");
   if (world.precision() == Precision::f64) return std::make_unique<DistributedGrid<double>>(world);
   return std::make_unique<DistributedGrid<float>>(world);
 }

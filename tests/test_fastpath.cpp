@@ -3,7 +3,7 @@
 // obstacles) must hand every point within their reach to the caller, in ascending index order,
 // or the results would silently change; the SIMD row kernels' closest-neighbour tracking (the
 // threshold rules) must equal accumulate_pair's; every behaviour at once must give the same
-// bits on every instruction set and thread count; and world.update = "sequential" (naive).
+// bits on every instruction set and thread count; and world.update = "sequential".
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -166,8 +166,7 @@ TEST_CASE("ObstacleGrid: every obstacle within reach, spheres then boxes in orde
   }
 }
 
-TEST_CASE("world.update = sequential: in place in a random order, deterministic, naive only",
-          "[fastpath]") {
+TEST_CASE("world.update = sequential: in place in a random order, deterministic", "[fastpath]") {
   using namespace boids;
   WorldDef d = default_world_def();
   d.dims = 2;
@@ -191,8 +190,11 @@ TEST_CASE("world.update = sequential: in place in a random order, deterministic,
     REQUIRE(std::isfinite(seq1.x[i]));
     REQUIRE(std::isfinite(seq1.vx[i]));
   }
+  // The grid engines run it too, bit for bit (tests/test_sequential_engine.cpp).
   d.engine = EngineKind::grid;
-  REQUIRE_THROWS_WITH(World::create(d), Catch::Contains("world.update"));
+  const State grid = run(d);
+  CHECK(grid.x == seq1.x);
+  CHECK(grid.vy == seq1.vy);
 }
 
 namespace {

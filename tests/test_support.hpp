@@ -178,6 +178,8 @@ inline bool list_rule(const World& w) {
 
 /// The kernel name a world of engine `e` must report.
 inline std::string expected_kernel(const World& w, EngineKind e) {
+  // world.update = "sequential" runs on its own serial engine (parallel/sequential_engine.cpp).
+  if (e != EngineKind::naive && w.def().update == UpdateOrder::sequential) return "sequential";
   switch (e) {
     case EngineKind::naive:
       return "naive";
