@@ -8,9 +8,9 @@
 // cell's bucket at once, so a later boid's candidates (the boids of the 3^D cells around it)
 // always hold every boid within its radius at their current positions.
 //
-// Bits. The candidates are sorted by slot (slots are id ranks, as in the naive engine) and
-// go through the naive engine's own pair code (sums_over, nlist::offer) in that order; the
-// boids the naive engine adds beyond them are all out of reach and add nothing. So each
+// Bits. The candidates within reach are sorted by slot (slots are id ranks, as in the naive
+// engine) and go through the naive engine's own pair code (sums_over, nlist::offer) in that
+// order; every boid the naive engine adds beyond them is out of reach and adds nothing. So each
 // update, and the whole run, is bit-identical to engine.kind = "naive" with the same update
 // (tests/test_sequential_engine.cpp), whatever the engine.kind and thread count.
 #include "parallel/sequential_engine.hpp"
@@ -26,53 +26,63 @@
 namespace boids {
 namespace {
 
-// Hashed cells: bucket = hash(cell coordinates) & mask, each bucket a doubly linked list of
-// slots. Different cells may share a bucket (only more candidates, removed by the exact
-// test); a slot is in exactly one bucket.
+// Hashed cells: bucket = hash(cell coordinates) & mask, each bucket an array of its boids'
+// slot, kind and position (a copy of the store's, kept current), so a look-up reads a few
+// short contiguous arrays instead of chasing slots scattered over the store. Different cells
+// may share a bucket (only more candidates, removed by the exact test); a slot is in exactly
+// one bucket, at where_[slot].
+template <class Real>
 class CellHash {
  public:
-  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+  struct Entry {
+    Real p[3];
+    std::uint32_t slot;
+    std::uint32_t kind;
+  };
 
   void reset(std::size_t n) {
     std::size_t b = 64;
     while (b < 2 * n) b *= 2;
-    head_.assign(b, kNone);
+    if (cells_.size() != b) cells_.assign(b, {});
+    for (auto& c : cells_) c.clear();  // keeps each bucket's capacity from step to step
     mask_ = b - 1;
-    next_.assign(n, kNone);
-    prev_.assign(n, kNone);
-    bucket_.assign(n, 0);
+    where_.assign(n, {0, 0});
   }
-  void insert(std::uint32_t j, std::size_t b) {
-    bucket_[j] = std::uint32_t(b);
-    prev_[j] = kNone;
-    next_[j] = head_[b];
-    if (head_[b] != kNone) prev_[head_[b]] = j;
-    head_[b] = j;
+  void insert(std::uint32_t j, std::size_t b, const Real* p, std::uint32_t kind) {
+    std::vector<Entry>& c = cells_[b];
+    where_[j] = {std::uint32_t(b), std::uint32_t(c.size())};
+    c.push_back({{p[0], p[1], p[2]}, j, kind});
   }
-  void erase(std::uint32_t j) {
-    if (prev_[j] != kNone)
-      next_[prev_[j]] = next_[j];
-    else
-      head_[bucket_[j]] = next_[j];
-    if (next_[j] != kNone) prev_[next_[j]] = prev_[j];
+  // Moves slot j to bucket b with position p (the same bucket: only the position changes).
+  void update(std::uint32_t j, std::size_t b, const Real* p) {
+    const Where w = where_[j];
+    Entry& e = cells_[w.bucket][w.index];
+    if (w.bucket == b) {
+      for (int c = 0; c < 3; ++c) e.p[c] = p[c];
+      return;
+    }
+    const std::uint32_t kind = e.kind;
+    std::vector<Entry>& old = cells_[w.bucket];
+    old[w.index] = old.back();
+    where_[old[w.index].slot].index = w.index;
+    old.pop_back();
+    insert(j, b, p, kind);
   }
-  void move(std::uint32_t j, std::size_t b) {
-    if (bucket_[j] == b) return;
-    erase(j);
-    insert(j, b);
-  }
-  template <class F>
-  void visit(std::size_t b, F&& f) const {
-    for (std::uint32_t j = head_[b]; j != kNone; j = next_[j]) f(j);
-  }
+  const std::vector<Entry>& bucket(std::size_t b) const { return cells_[b]; }
   std::size_t mask() const { return mask_; }
   std::size_t bytes() const {
-    return sizeof(std::uint32_t) *
-           (head_.capacity() + next_.capacity() + prev_.capacity() + bucket_.capacity());
+    std::size_t e = 0;
+    for (const auto& c : cells_) e += c.capacity();
+    return sizeof(Entry) * e + sizeof(std::vector<Entry>) * cells_.capacity() +
+           sizeof(Where) * where_.capacity();
   }
 
  private:
-  std::vector<std::uint32_t> head_, next_, prev_, bucket_;
+  struct Where {
+    std::uint32_t bucket, index;
+  };
+  std::vector<std::vector<Entry>> cells_;
+  std::vector<Where> where_;
   std::size_t mask_ = 0;
 };
 
@@ -148,14 +158,9 @@ class SequentialEngine final : public EngineT<Real> {
     return bucket(k);
   }
 
-  // The slots of the 3^D cells around slot i, ascending, each once.
+  // The buckets of the 3^D cells around slot i, each once.
   template <int D>
-  void candidates(std::size_t i) {
-    cand_.clear();
-    if (full_) {
-      for (std::size_t j = 0; j < this->s_.n; ++j) cand_.push_back(std::uint32_t(j));
-      return;
-    }
+  void stencil(std::size_t i) {
     std::int64_t k0[3] = {0, 0, 0};
     for (int c = 0; c < D; ++c) k0[c] = coord(double(this->s_.p[c][i]), c);
     const int span[3] = {1, D > 1 ? 1 : 0, D > 2 ? 1 : 0};
@@ -170,15 +175,67 @@ class SequentialEngine final : public EngineT<Real> {
         }
     std::sort(buckets_.begin(), buckets_.end());
     buckets_.erase(std::unique(buckets_.begin(), buckets_.end()), buckets_.end());
-    for (std::size_t b : buckets_) cells_.visit(b, [&](std::uint32_t j) { cand_.push_back(j); });
+  }
+
+  // Calls f(slot, p) for every other boid of i's kind near i (all of them when there are no
+  // cells); returns how many.
+  template <int D, class F>
+  std::uint64_t for_candidates(std::size_t i, F&& f) {
+    const BoidStore<Real>& s = this->s_;
+    std::uint64_t n = 0;
+    if (full_) {
+      for (std::size_t j = 0; j < s.n; ++j) {
+        if (j == i || s.kind[j] != s.kind[i]) continue;
+        const Real p[3] = {s.p[0][j], s.p[1][j], D > 2 ? s.p[2][j] : Real(0)};
+        f(std::uint32_t(j), p);
+        ++n;
+      }
+      return n;
+    }
+    stencil<D>(i);
+    for (std::size_t b : buckets_) {
+      for (const auto& e : cells_.bucket(b)) {
+        if (e.slot == i || e.kind != s.kind[i]) continue;
+        f(e.slot, e.p);
+        ++n;
+      }
+    }
+    return n;
+  }
+
+  // Into cand_, ascending: the other boids of i's kind nearer than its radius (accumulate_pair's
+  // first test, the same arithmetic), the pairs that can add to i's sums, in the naive
+  // engine's order. Returns the number of candidates looked at.
+  template <int D>
+  std::uint64_t near(std::size_t i) {
+    const BoidStore<Real>& s = this->s_;
+    const ModelParams<Real>& m = this->m_;
+    const Real r2 = m.kind[s.kind[i]].radius2;
+    Real pi[3] = {0, 0, 0};
+    for (int c = 0; c < D; ++c) pi[c] = s.p[c][i];
+    cand_.clear();
+    const std::uint64_t looked = for_candidates<D>(i, [&](std::uint32_t j, const Real* p) {
+      Real dist2 = 0;
+      for (int c = 0; c < D; ++c) {
+        Real d = p[c] - pi[c];
+        if (m.boundary == Boundary::wrap) d = min_image(d, m.size, m.inv_size);
+        dist2 += d * d;
+      }
+      if (dist2 < r2) cand_.push_back(j);
+    });
     std::sort(cand_.begin(), cand_.end());
+    return looked;
   }
 
   template <int D>
   void index_all() {
     plan();
     cells_.reset(this->s_.n);
-    for (std::size_t j = 0; j < this->s_.n; ++j) cells_.insert(std::uint32_t(j), bucket_of<D>(j));
+    const BoidStore<Real>& s = this->s_;
+    for (std::size_t j = 0; j < s.n; ++j) {
+      const Real p[3] = {s.p[0][j], s.p[1][j], D > 2 ? s.p[2][j] : Real(0)};
+      cells_.insert(std::uint32_t(j), bucket_of<D>(j), p, s.kind[j]);
+    }
   }
 
   template <int D>
@@ -187,8 +244,7 @@ class SequentialEngine final : public EngineT<Real> {
     PairCounts pc;
     const BoidStore<Real>& s = this->s_;
     for (std::size_t i = 0; i < s.n; ++i) {
-      candidates<D>(i);
-      for (std::uint32_t j : cand_) pc.candidates += (j != i && s.kind[j] == s.kind[i]);
+      pc.candidates += near<D>(i);
       pc.neighbours += std::uint64_t(sums_over<Real, D>(this->m_, s, i, each()).k);
     }
     return pc;
@@ -212,7 +268,6 @@ class SequentialEngine final : public EngineT<Real> {
     index_all<D>();
     sequential_order(this->def_.seed, this->steps_, s.n, order_);
     for (std::size_t i : order_) {
-      candidates<D>(i);
       if (m.list.active && s.kind[i] == 0) {
         // Topological neighbours and the couzin profile (core/neighbour_list.hpp): the
         // visible candidates, then the list's own selection and id order.
@@ -225,26 +280,29 @@ class SequentialEngine final : public EngineT<Real> {
           vi2 += vi[c] * vi[c];
         }
         const Real vi_len = std::sqrt(vi2);
-        for (std::uint32_t j : cand_) {
-          if (j == i || s.kind[j] != 0) continue;
+        for_candidates<D>(i, [&](std::uint32_t j, const Real*) {
           nlist::offer<Real, D>(m, kp, s, j, pi, vi, vi_len, list_);
-        }
+        });
         nlist::finish_from_list<Real, D>(m, ctx, s, i, list_, next_, i);
       } else {
+        near<D>(i);
         finish_slot<Real, D>(m, ctx, s, i, sums_over<Real, D>(m, s, i, each()), next_, i);
       }
       for (int c = 0; c < D; ++c) {
         s.p[c][i] = next_.p[c][i];
         s.v[c][i] = next_.v[c][i];
       }
-      if (!full_) cells_.move(std::uint32_t(i), bucket_of<D>(i));
+      if (!full_) {
+        const Real p[3] = {s.p[0][i], s.p[1][i], D > 2 ? s.p[2][i] : Real(0)};
+        cells_.update(std::uint32_t(i), bucket_of<D>(i), p);
+      }
     }
   }
 
   double edge_ = 1;
   std::int64_t ncell_[3] = {1, 1, 1};
   bool full_ = false;
-  CellHash cells_;
+  CellHash<Real> cells_;
   std::vector<std::size_t> order_, buckets_;
   std::vector<std::uint32_t> cand_;
   BoidStore<Real> next_;
