@@ -270,19 +270,12 @@ class SequentialEngine final : public EngineT<Real> {
     for (std::size_t i : order_) {
       if (m.list.active && s.kind[i] == 0) {
         // Topological neighbours and the couzin profile (core/neighbour_list.hpp): the
-        // visible candidates, then the list's own selection and id order.
+        // candidates within reach offered as the naive engine offers them (nlist::offer's
+        // distance test is accumulate_pair's, so near() drops none it would keep), then the
+        // list's own selection and id order.
+        near<D>(i);
         list_.clear();
-        const KindParams<Real>& kp = m.kind[0];
-        Real pi[3] = {0, 0, 0}, vi[3] = {0, 0, 0}, vi2 = 0;
-        for (int c = 0; c < D; ++c) {
-          pi[c] = s.p[c][i];
-          vi[c] = s.v[c][i];
-          vi2 += vi[c] * vi[c];
-        }
-        const Real vi_len = std::sqrt(vi2);
-        for_candidates<D>(i, [&](std::uint32_t j, const Real*) {
-          nlist::offer<Real, D>(m, kp, s, j, pi, vi, vi_len, list_);
-        });
+        for (std::uint32_t j : cand_) nlist::gather<Real, D>(m, s, i, j, j + 1, list_);
         nlist::finish_from_list<Real, D>(m, ctx, s, i, list_, next_, i);
       } else {
         near<D>(i);
