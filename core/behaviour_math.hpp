@@ -68,16 +68,20 @@ BOIDS_BEH_INLINE Real normalize(Real* a) {
 }
 
 // min_image() (core/model.hpp) with the same bits, without its libm call (nearbyint, which
-// saves the floating-point environment) for the offsets between two points of the world,
-// |t| < 1.5: there nearbyint(t) is -1, 0 or 1 (t = +-0.5, a tie rounded to even 0, takes
-// min_image itself), and d - size * (+-1) is d -+ size exactly. The leader scan and the
-// target offsets of the behaviour path cross half the world for half their coordinates.
+// saves the floating-point environment) and without its data-dependent branch, for the
+// offsets between two points of the world, |t| < 1.5: there nearbyint(t) is -1, 0 or 1, and
+// d - size * (+-1) is d -+ size exactly; at t = +-0.5 (a tie, rounded to even 0) min_image
+// gives d - size * 0 = d, and so does the formula below (d != 0 there). The leader scan and the
+// target offsets of the behaviour path cross half the world for half their coordinates, in random
+// order: as branches, a third of them were mispredicted (docs/bench.md, issue 14).
 template <class Real>
 BOIDS_BEH_INLINE Real min_image_near(Real d, Real size, Real inv_size) {
   const Real t = d * inv_size;
-  if (t > Real(0.5) && t < Real(1.5)) return d - size;
-  if (t < Real(-0.5) && t > Real(-1.5)) return d + size;
-  return min_image(d, size, inv_size);
+  if (!(t < Real(1.5) && t > Real(-1.5))) return min_image(d, size, inv_size);
+  // k = nearbyint(t) from two comparisons (GCC keeps ?: on floats as branches). d + 0 is
+  // min_image's d for |t| < 0.5 (a zero made +0), and d itself elsewhere (d != 0 there).
+  const Real k = Real(t > Real(0.5)) - Real(t < Real(-0.5));
+  return (d + Real(0)) - size * k;
 }
 
 // Offset b - a with the minimum image in a wrapping world.
