@@ -32,8 +32,12 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
     if (w.obstacles) push_out<Real, D>(m, p, p_out, v_out, false);
     return;
   }
-  // rules.noise and the vicsek profile (core/profile_vicsek.hpp).
-  if (kind == 0 && (w.profile == Profile::vicsek || kp.noise > 0)) {
+  // The vicsek profile, and rules.noise in the plain standard model (core/profile_vicsek.hpp).
+  // With steering behaviours, obstacles, predators or leaders the noise turns the velocity
+  // the vehicle made (drive() below).
+  const bool noise = kind == 0 && kp.noise > 0;
+  if (kind == 0 && (w.profile == Profile::vicsek || (noise && !b.active && !w.obstacles &&
+                                                     bc.predators.empty() && bc.leaders.empty()))) {
     noise::noisy_finish<Real, D>(m, ctx, kp, id, sums, p, v, p_out, v_out);
     return;
   }
@@ -239,7 +243,12 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
   if (rec) {
     for (int c = 0; c < D; ++c) rec->total[c] = double(force[c]);
   }
-  drive<Real, D>(m, kp, st.hint, p, v, force, p_out, v_out);
+  if (noise) {
+    drive<Real, D>(m, kp, st.hint, p, v, force, p_out, v_out,
+                   noise::NoiseTurn<Real, D>{kp.noise, ctx.seed, id, ctx.step});
+  } else {
+    drive<Real, D>(m, kp, st.hint, p, v, force, p_out, v_out);
+  }
   if (w.obstacles) push_out<Real, D>(m, p, p_out, v_out, b.vehicle == Vehicle::turn_rate);
 }
 

@@ -11,6 +11,7 @@
 
 #include "core/behaviour_math.hpp"
 #include "core/behaviour_steer.hpp"
+#include "core/behaviour_trig.hpp"
 #include "core/model.hpp"
 
 namespace boids::beh {
@@ -28,15 +29,16 @@ inline Real follow_slot(std::uint32_t id, Real follow_distance, Real sep_radius2
   if (D == 2) {
     r = spacing / std::sqrt(3.14159265358979323846) * std::sqrt(k);
     const double a = k * 2.39996322972865332;  // the golden angle
-    u[0] = std::cos(a);
-    u[1] = std::sin(a);
+    sin_cos(a, u[1], u[0]);
   } else {
     r = spacing / std::cbrt(4.0 / 3.0 * 3.14159265358979323846) * std::cbrt(k);
     const double z = 1.0 - 2.0 * (k * 0.7548776662466927 - std::floor(k * 0.7548776662466927));
     const double a = tau * (k * 0.5698402909980532 - std::floor(k * 0.5698402909980532));
     const double rxy = std::sqrt(std::max(0.0, 1.0 - z * z));
-    u[0] = rxy * std::cos(a);
-    u[1] = rxy * std::sin(a);
+    double sn = 0, cs = 0;
+    sin_cos(a, sn, cs);
+    u[0] = rxy * cs;
+    u[1] = rxy * sn;
     u[2] = z;
   }
   r += double(follow_distance);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/behaviour_trig.hpp"
 #include "core/model.hpp"
 #include "core/rng.hpp"
 
@@ -34,21 +35,30 @@ struct ForceRecorder {
 
 namespace beh {
 
+// The small vector helpers below run a few dozen times per boid and step on the behaviour
+// path, where GCC left them out of line (a call each, the arrays through memory): inlined
+// always. Inlining changes no result (no contraction: -ffp-contract=off).
+#if defined(__GNUC__)
+#define BOIDS_BEH_INLINE inline __attribute__((always_inline))
+#else
+#define BOIDS_BEH_INLINE inline
+#endif
+
 template <class Real, int D>
-inline Real dot(const Real* a, const Real* b) {
+BOIDS_BEH_INLINE Real dot(const Real* a, const Real* b) {
   Real s = 0;
   for (int c = 0; c < D; ++c) s += a[c] * b[c];
   return s;
 }
 
 template <class Real, int D>
-inline Real norm(const Real* a) {
+BOIDS_BEH_INLINE Real norm(const Real* a) {
   return std::sqrt(dot<Real, D>(a, a));
 }
 
 // a <- a / |a| when |a| > 0; returns |a|.
 template <class Real, int D>
-inline Real normalize(Real* a) {
+BOIDS_BEH_INLINE Real normalize(Real* a) {
   const Real n = norm<Real, D>(a);
   if (n > Real(0)) {
     const Real inv = Real(1) / n;
@@ -57,24 +67,41 @@ inline Real normalize(Real* a) {
   return n;
 }
 
+// min_image() (core/model.hpp) with the same bits, without its libm call (nearbyint, which
+// saves the floating-point environment) and without its data-dependent branch, for the
+// offsets between two points of the world, |t| < 1.5: there nearbyint(t) is -1, 0 or 1, and
+// d - size * (+-1) is d -+ size exactly; at t = +-0.5 (a tie, rounded to even 0) min_image
+// gives d - size * 0 = d, and so does the formula below (d != 0 there). The leader scan and the
+// target offsets of the behaviour path cross half the world for half their coordinates, in random
+// order: as branches, a third of them were mispredicted (docs/bench.md, issue 14).
+template <class Real>
+BOIDS_BEH_INLINE Real min_image_near(Real d, Real size, Real inv_size) {
+  const Real t = d * inv_size;
+  if (!(t < Real(1.5) && t > Real(-1.5))) return min_image(d, size, inv_size);
+  // k = nearbyint(t) from two comparisons (GCC keeps ?: on floats as branches). d + 0 is
+  // min_image's d for |t| < 0.5 (a zero made +0), and d itself elsewhere (d != 0 there).
+  const Real k = Real(t > Real(0.5)) - Real(t < Real(-0.5));
+  return (d + Real(0)) - size * k;
+}
+
 // Offset b - a with the minimum image in a wrapping world.
 template <class Real, int D>
-inline void offset(const ModelParams<Real>& m, const Real* a, const Real* b, Real* out) {
+BOIDS_BEH_INLINE void offset(const ModelParams<Real>& m, const Real* a, const Real* b, Real* out) {
   for (int c = 0; c < D; ++c) {
     out[c] = b[c] - a[c];
-    if (m.boundary == Boundary::wrap) out[c] = min_image(out[c], m.size, m.inv_size);
+    if (m.boundary == Boundary::wrap) out[c] = min_image_near(out[c], m.size, m.inv_size);
   }
 }
 
 // Reynolds' steering toward a desired velocity: w * (desired - v), added to `force`.
 template <class Real, int D>
-inline void steer_to(Real w, const Real* desired, const Real* v, Real* term) {
+BOIDS_BEH_INLINE void steer_to(Real w, const Real* desired, const Real* v, Real* term) {
   for (int c = 0; c < D; ++c) term[c] = w * (desired[c] - v[c]);
 }
 
 // Seek along `dir` (any length) at speed `speed`; zero desired velocity when dir is zero.
 template <class Real, int D>
-inline void seek_dir(Real w, const Real* dir, Real speed, const Real* v, Real* term) {
+BOIDS_BEH_INLINE void seek_dir(Real w, const Real* dir, Real speed, const Real* v, Real* term) {
   Real des[3] = {dir[0], dir[1], D == 3 ? dir[2] : Real(0)};
   if (normalize<Real, D>(des) > Real(0)) {
     for (int c = 0; c < D; ++c) des[c] *= speed;
@@ -119,14 +146,16 @@ inline Real arrive_to(Real w, Real mass, const Real* to, Real max_speed, Real br
 template <class Real, int D>
 inline void wander_key(std::uint64_t seed, std::uint32_t id, std::uint64_t key, Real* u) {
   const double a = 2.0 * 3.14159265358979323846 * random_unit(seed, id, kStreamWander, key * 4);
+  double sn = 0, cs = 0;
+  sin_cos(a, sn, cs);  // core/behaviour_trig.hpp: no libm call
   if (D == 2) {
-    u[0] = Real(std::cos(a));
-    u[1] = Real(std::sin(a));
+    u[0] = Real(cs);
+    u[1] = Real(sn);
   } else {
     const double z = 2.0 * random_unit(seed, id, kStreamWander, key * 4 + 1) - 1.0;
     const double rxy = std::sqrt(std::max(0.0, 1.0 - z * z));
-    u[0] = Real(rxy * std::cos(a));
-    u[1] = Real(rxy * std::sin(a));
+    u[0] = Real(rxy * cs);
+    u[1] = Real(rxy * sn);
     u[2] = Real(z);
   }
 }

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/behaviour_trig.hpp"
 #include "core/model.hpp"
 
 namespace boids {
@@ -210,8 +211,10 @@ void prepare_behaviours(const ModelParams<Real>& m, const BoidStore<Real>& s,
       for (int c = 0; c < D; ++c) {
         const double x = double(s.p[c][i]);
         if (m.boundary == Boundary::wrap) {
-          sum[k][c][0] += std::cos(tau * x / L);
-          sum[k][c][1] += std::sin(tau * x / L);
+          double sn = 0, cs = 0;
+          beh::sin_cos(tau * x / L, sn, cs);  // core/behaviour_trig.hpp: no libm call
+          sum[k][c][0] += cs;
+          sum[k][c][1] += sn;
         } else {
           sum[k][c][0] += x;
         }

@@ -29,10 +29,13 @@ struct Steer {
     hint.min_speed = kp.min_speed;
   }
 
-  void add(const char* name) {
+  BOIDS_BEH_INLINE void add(const char* name) {
     for (int c = 0; c < D; ++c) force[c] += term[c];
-    if (rec) rec->add(name, term, D);
+    if (rec) record(name);
   }
+
+  // explain_forces only: out of line, so add() stays small.
+  [[gnu::noinline, gnu::cold]] void record(const char* name) { rec->add(name, term, D); }
 
   void zero_term() {
     for (int c = 0; c < D; ++c) term[c] = Real(0);

@@ -74,7 +74,30 @@ inline void heading(const Real* v, const Real* fallback, Real* h) {
   for (int c = 0; c < D; ++c) h[c] = l > Real(0) ? src[c] / l : Real(c == 0);
 }
 
-/// The finish of kind 0 under the vicsek profile or with rules.noise > 0.
+// rules.noise's turn of a new velocity, keeping its speed: the hook beh::drive() applies after
+// the vehicle and the speed limits (core/vehicles.hpp) when kind 0 has steering behaviours,
+// and the last step of the plain standard model's noisy_finish() below.
+template <class Real, int D>
+struct NoiseTurn {
+  static constexpr bool none = false;
+  double width;  // rules.noise in radians
+  std::uint64_t seed;
+  std::uint32_t id;
+  std::uint64_t step;
+  void operator()(Real* nv) const {
+    const Real speed = length<Real, D>(nv);
+    if (speed > Real(0)) {
+      Real h[3] = {0, 0, 0};
+      for (int c = 0; c < D; ++c) h[c] = nv[c] / speed;
+      perturb<Real, D>(h, width, seed, id, step);
+      for (int c = 0; c < D; ++c) nv[c] = h[c] * speed;
+    }
+  }
+};
+
+/// The finish of kind 0 under the vicsek profile, or with rules.noise > 0 in the plain
+/// standard model (no steering behaviours, obstacles, predators or leaders; with them
+/// behaviour_finish() applies NoiseTurn in the vehicle instead).
 template <class Real, int D>
 inline void noisy_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx,
                          const KindParams<Real>& kp, std::uint32_t id, const FlockSums<Real>& s,
@@ -109,13 +132,7 @@ inline void noisy_finish(const ModelParams<Real>& m, const StepContext<Real>& ct
       scale = kp.min_speed / sp;
     }
     for (int c = 0; c < D; ++c) nv[c] *= scale;
-    const Real speed = length<Real, D>(nv);
-    if (speed > Real(0)) {
-      Real h[3] = {0, 0, 0};
-      for (int c = 0; c < D; ++c) h[c] = nv[c] / speed;
-      perturb<Real, D>(h, kp.noise, ctx.seed, id, ctx.step);
-      for (int c = 0; c < D; ++c) nv[c] = h[c] * speed;
-    }
+    NoiseTurn<Real, D>{kp.noise, ctx.seed, id, ctx.step}(nv);
   }
   move<Real, D>(m, kp, p, nv, false, p_out, v_out);
 }

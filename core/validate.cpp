@@ -349,13 +349,10 @@ std::optional<FieldError> check_def(const WorldDef& d) {
       return bad(p + "rules.view_angle", "must be in (0, 360] degrees, got " + num(r.view_angle));
     if (k == 0 && (!std::isfinite(r.noise) || r.noise < 0 || r.noise > 360))
       return bad("rules.noise", "must be in [0, 360] degrees, got " + num(r.noise));
-    if (k == 0 && r.noise > 0 && d.profile != Profile::vicsek && d.profile != Profile::couzin &&
-        (d.profile == Profile::abm || d.predators > 0 || d.leaders > 0 || !d.spheres.empty() ||
-         !d.boxes.empty() || behaviour_params<double>(d.kinds[0], d.dt).active))
+    if (k == 0 && r.noise > 0 && d.profile == Profile::abm)
       return bad("rules.noise",
-                 "works with the plain standard model or the vicsek profile; "
-                 "not yet with steering behaviours, vehicles, predators, "
-                 "leaders, obstacles or the abm profile");
+                 "works with the standard model and the vicsek and couzin profiles, "
+                 "not with the abm profile");
     if (!(m.max_speed > 0))
       return bad(p + "motion.max_speed", "must be > 0, got " + num(m.max_speed));
     if (m.min_speed > m.max_speed)

@@ -28,6 +28,43 @@ struct DriveHint {
   Real arrive_to[3] = {0, 0, 0};  // offset from p to the arrival point
 };
 
+// What drive() does to the new velocity after the vehicle and the speed limits, before the
+// position step: nothing (NoTurn), or rules.noise's random turn (noise::NoiseTurn,
+// core/profile_vicsek.hpp). With NoTurn every path is the one it was without the hook.
+struct NoTurn {
+  static constexpr bool none = true;
+  template <class Real>
+  void operator()(Real*) const {}
+};
+
+// move_limited()'s speed limits alone, the same operations in the same order.
+template <class Real, int D>
+inline void limit_speed(Real max_speed, Real min_speed, Real* nv) {
+  Real s2 = 0;
+  for (int c = 0; c < D; ++c) s2 += nv[c] * nv[c];
+  const Real s = std::sqrt(s2);
+  if (s > max_speed) {
+    const Real scale = max_speed / s;
+    for (int c = 0; c < D; ++c) nv[c] *= scale;
+  } else if (s > Real(0) && s < min_speed) {
+    const Real scale = min_speed / s;
+    for (int c = 0; c < D; ++c) nv[c] *= scale;
+  }
+}
+
+// move_limited() with the speed limits, then `turn`, then the position step.
+template <class Real, int D, class Turn>
+inline void move_turned(const ModelParams<Real>& m, Real max_speed, Real min_speed, const Real* p,
+                        Real* nv, const Turn& turn, Real* p_out, Real* v_out) {
+  if constexpr (Turn::none) {
+    move_limited<Real, D>(m, max_speed, min_speed, p, nv, true, p_out, v_out);
+  } else {
+    limit_speed<Real, D>(max_speed, min_speed, nv);
+    turn(nv);
+    move_limited<Real, D>(m, max_speed, min_speed, p, nv, false, p_out, v_out);
+  }
+}
+
 // A unit vector perpendicular to unit h (deterministic), in double.
 template <int D>
 inline void perpendicular_d(const double* h, double* out) {
@@ -64,10 +101,10 @@ inline void perpendicular(const Real* h, Real* out) {
 // reflecting wall or an obstacle just ahead bends d into h mirrored at the wall or the
 // surface; the wall then stops the boid (the position is clamped inside, the velocity is not
 // flipped) and an obstacle's push-out moves only the position: neither turns the heading.
-template <class Real, int D>
+template <class Real, int D, class Turn = NoTurn>
 inline void drive_turn_rate(const ModelParams<Real>& m, const KindParams<Real>& kp,
                             const DriveHint<Real>& hint, const Real* p, const Real* v,
-                            const Real* force, Real* p_out, Real* v_out) {
+                            const Real* force, Real* p_out, Real* v_out, const Turn& turn = {}) {
   const BehaviourParams<Real>& b = kp.beh;
   double h[3] = {0, 0, 0}, d[3] = {0, 0, 0};
   double speed = 0, dn = 0;
@@ -164,9 +201,11 @@ inline void drive_turn_rate(const ModelParams<Real>& m, const KindParams<Real>& 
     for (int c = 0; c < D; ++c) cosg += tn > 0 ? nh[c] * to[c] / tn : 0;
     sp = std::min(ms, double(hint.arrive_speed)) * std::max(cosg, 0.05);
   }
+  Real nv[3] = {0, 0, 0};
+  for (int c = 0; c < D; ++c) nv[c] = Real(nh[c] * sp);
+  turn(nv);
   for (int c = 0; c < D; ++c) {
-    Real nv = Real(nh[c] * sp);
-    Real x = p[c] + nv * m.dt;
+    Real x = p[c] + nv[c] * m.dt;
     if (m.boundary == Boundary::wrap) {
       x = wrap_coordinate(m, x);
     } else if (m.boundary == Boundary::reflect) {
@@ -174,31 +213,44 @@ inline void drive_turn_rate(const ModelParams<Real>& m, const KindParams<Real>& 
       if (x >= m.size) x = m.below_size;
     }
     p_out[c] = x;
-    v_out[c] = nv;
+    v_out[c] = nv[c];
   }
 }
 
-// The vehicle models: total steering force -> new velocity and position.
-template <class Real, int D>
+// The vehicle models: total steering force -> new velocity and position. `turn` acts on the
+// new velocity after the speed limits, before the position step (NoTurn: nothing).
+template <class Real, int D, class Turn = NoTurn>
 inline void drive(const ModelParams<Real>& m, const KindParams<Real>& kp,
                   const DriveHint<Real>& hint, const Real* p, const Real* v, Real* force,
-                  Real* p_out, Real* v_out) {
+                  Real* p_out, Real* v_out, const Turn& turn = {}) {
   const BehaviourParams<Real>& b = kp.beh;
   Real nv[3] = {0, 0, 0};
   if (b.vehicle == Vehicle::turn_rate) {
-    drive_turn_rate<Real, D>(m, kp, hint, p, v, force, p_out, v_out);
+    drive_turn_rate<Real, D>(m, kp, hint, p, v, force, p_out, v_out, turn);
     return;
   }
   if (b.vehicle == Vehicle::point_mass) {
     const bool plain = hint.max_speed == kp.max_speed && hint.min_speed == kp.min_speed;
     if (b.inv_mass == Real(1) && plain) {
-      integrate<Real, D>(m, kp, p, v, force, p_out, v_out);
+      if constexpr (Turn::none) {
+        integrate<Real, D>(m, kp, p, v, force, p_out, v_out);
+      } else {
+        // integrate()'s clamp and velocity, the same operations.
+        Real f2 = 0;
+        for (int c = 0; c < D; ++c) f2 += force[c] * force[c];
+        if (f2 > kp.max_force * kp.max_force) {
+          const Real scale = kp.max_force / std::sqrt(f2);
+          for (int c = 0; c < D; ++c) force[c] *= scale;
+        }
+        for (int c = 0; c < D; ++c) nv[c] = v[c] + force[c] * m.dt;
+        move_turned<Real, D>(m, kp.max_speed, kp.min_speed, p, nv, turn, p_out, v_out);
+      }
       return;
     }
     const Real f = norm<Real, D>(force);
     const Real scale = f > kp.max_force ? kp.max_force / f : Real(1);
     for (int c = 0; c < D; ++c) nv[c] = v[c] + force[c] * scale * b.inv_mass * m.dt;
-    move_limited<Real, D>(m, hint.max_speed, hint.min_speed, p, nv, true, p_out, v_out);
+    move_turned<Real, D>(m, hint.max_speed, hint.min_speed, p, nv, turn, p_out, v_out);
     return;
   }
   Real h[3] = {v[0], v[1], D == 3 ? v[2] : Real(0)};
@@ -218,7 +270,7 @@ inline void drive(const ModelParams<Real>& m, const KindParams<Real>& kp,
   const Real e = (fl / along) * (fl / along) + ft2 / (lat * lat);
   const Real scale = e > Real(1) ? Real(1) / std::sqrt(e) : Real(1);
   for (int c = 0; c < D; ++c) nv[c] = v[c] + force[c] * scale * b.inv_mass * m.dt;
-  move_limited<Real, D>(m, hint.max_speed, hint.min_speed, p, nv, true, p_out, v_out);
+  move_turned<Real, D>(m, hint.max_speed, hint.min_speed, p, nv, turn, p_out, v_out);
 }
 
 // The abm profile's velocity rule (Agents.jl flocking / ABM framework comparison):

@@ -108,7 +108,7 @@ TEST_CASE("rules.noise is validated", "[profile][noise]") {
   CHECK_THROWS_WITH(boids::parse_scenario("[rules]\nnoise = -1\n", "t.toml"),
                     Catch::Contains("rules.noise"));
   CHECK_THROWS_WITH(
-      boids::parse_scenario("[rules]\nnoise = 10\n[predators]\ncount = 2\n", "t.toml"),
+      boids::parse_scenario("[world]\nprofile = \"abm\"\n[rules]\nnoise = 10\n", "t.toml"),
       Catch::Contains("rules.noise"));
   CHECK_THROWS_WITH(boids::parse_scenario("[world]\nprofile = \"vicsk\"\n", "t.toml"),
                     Catch::Contains("world.profile"));
