@@ -10,12 +10,14 @@
 // pair, and a cell's stencil is read once per group instead of once per boid. Per lane:
 //   nearest   : a lane-wise minimum of |d|^2 (exact in any order); a lane's own boid gives +inf;
 //   neighbours: a lane-wise count of |d|^2 < r^2 (and the model's view test, with the lane's
-//               velocity), in Real lanes flushed to integers long before they could round;
+//               velocity), in integer lanes (a mask is -1) flushed long before they overflow;
 //   links     : each pair (i, j) is linked from its earlier boid (i < j in cell order), so a
 //               focal boid already hangs under the set of the boids before it. A link needs
 //               no work when both already share an ancestor: the group's lanes keep one each
 //               (`common` when they share one), so a candidate whose parent is that ancestor
-//               costs one load and a compare; only the rest go through the union-find.
+//               costs a load and a compare (masked, not branched); a candidate still a root
+//               above it is hung there with one compare-and-swap; only the rest go through
+//               the union-find.
 // When a lane's nearest boid lies beyond the stencil, rings of cells further out are searched
 // until no unvisited cell can hold a nearer one.
 //
@@ -30,9 +32,11 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "parallel/metrics_pairs.hpp"
+#include "parallel/pair_packs.hpp"
 
 namespace boids::metrics_detail {
 namespace {
@@ -60,6 +64,38 @@ inline void pair_unite(std::atomic<std::uint32_t>* parent, std::uint32_t a, std:
   }
 }
 
+// Per-lane neighbour counters: integer lanes as wide as Real's, so that adding a lane mask is
+// one subtraction (a set lane is all ones, -1); one-lane packs count in a plain integer.
+template <class P, class Real, bool OneLane = (P::W == 1)>
+struct LaneCounter {
+  using C = std::uint64_t;
+  static C zero() { return 0; }
+  static C add(C c, bool m) { return c + (m ? 1 : 0); }
+  static void drain(C c, std::uint64_t* out) { out[0] += c; }
+};
+
+#if defined(BOIDS_PAIR_PACKS_X86)
+template <class P, class Real>
+struct LaneCounter<P, Real, false> {
+  using I = std::conditional_t<sizeof(Real) == 4, std::int32_t, std::int64_t>;
+  using C = xsimd::batch<I, typename P::B::arch_type>;
+  static C zero() { return C(I(0)); }
+  static C add(C c, typename P::M m) {
+    using MR = typename P::M::register_type;
+    if constexpr (std::is_same_v<MR, typename P::B::register_type>) {  // SSE, AVX: a vector
+      return c - xsimd::bitwise_cast<C>(typename P::B(MR(m)));
+    } else {  // AVX-512: a bit mask
+      return c + xsimd::select(typename C::batch_bool_type(MR(m)), C(I(1)), C(I(0)));
+    }
+  }
+  static void drain(C c, std::uint64_t* out) {
+    alignas(64) I lane[C::size];
+    c.store_aligned(lane);
+    for (std::size_t l = 0; l < C::size; ++l) out[l] += std::uint64_t(lane[l]);
+  }
+};
+#endif
+
 template <class Real>
 struct PairRun {
   std::uint32_t b, e;
@@ -74,8 +110,9 @@ class PairPass {
   static constexpr int W = P::W;
   static constexpr int kMaxPairRuns = 2 * 9;
   static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
-  // Candidates between two flushes of the Real lane counts (exact below 2^24 in float).
-  static constexpr std::uint32_t kFlush = std::uint32_t(1) << 22;
+  using Counter = LaneCounter<P, Real>;
+  // Candidates between two flushes of the lane counts (they hold 2^31).
+  static constexpr std::uint32_t kFlush = std::uint32_t(1) << 30;
 
   struct Group {
     B p[3], v[3], vlen, r2, cosv;
@@ -86,7 +123,8 @@ class PairPass {
     std::uint32_t common;   // the ancestor all lanes share, or kNone
   };
   struct Acc {
-    B best, cnt;
+    B best;
+    typename Counter::C cnt;
     std::uint32_t pending = 0;  // candidates counted in cnt since the last flush
     std::uint64_t count[W] = {};
   };
@@ -136,7 +174,7 @@ class PairPass {
     refresh_roots(f);
     Acc a;
     a.best = P::splat(inf);
-    a.cnt = P::splat(Real(0));
+    a.cnt = Counter::zero();
     for (int r = 0; r < nruns; ++r) {
       const PairRun<Real>& run = runs[r];
       const std::uint32_t g1 = g0 + nv;
@@ -146,6 +184,7 @@ class PairPass {
                           e2 = std::min(run.e, g1), b3 = std::max(run.b, g1);
       if (run.b < e1) scan_run<Links::none>(run, run.b, e1, f, a);
       if (b2 < e2) scan_run<Links::own>(run, b2, e2, f, a);
+
       if (b3 < run.e) scan_run<Links::all>(run, b3, run.e, f, a);
     }
     flush(a);
@@ -208,10 +247,8 @@ class PairPass {
   }
 
   void flush(Acc& a) const {
-    alignas(64) Real cnt[W];
-    store_lanes(a.cnt, cnt);
-    for (int l = 0; l < W; ++l) a.count[l] += std::uint64_t(cnt[l]);
-    a.cnt = P::splat(Real(0));
+    Counter::drain(a.cnt, a.count);
+    a.cnt = Counter::zero();
     a.pending = 0;
   }
 
@@ -221,15 +258,12 @@ class PairPass {
     for (std::uint32_t q = b; q < e;) {
       const std::uint32_t take = std::min(e - q, kFlush);
       if (a.pending + take > kFlush) flush(a);
-      if constexpr (Wrap == PairWrap::shift) {
-        if (run.shifted) {
-          scan<L, true>(run, q, q + take, f, a);
-          a.pending += take;
-          q += take;
-          continue;
-        }
-      }
-      scan<L, false>(run, q, q + take, f, a);
+      bool shifted = false;
+      if constexpr (Wrap == PairWrap::shift) shifted = run.shifted;
+      if (shifted)
+        scan<L, true>(run, q, q + take, f, a);
+      else
+        scan<L, false>(run, q, q + take, f, a);
       a.pending += take;
       q += take;
     }
@@ -238,7 +272,6 @@ class PairPass {
   template <Links L, bool Shifted>
   void scan(const PairRun<Real>& run, std::uint32_t b, std::uint32_t e, Group& f, Acc& a) const {
     const B inf = P::splat(std::numeric_limits<Real>::infinity());
-    const B one = P::splat(Real(1)), zero = P::splat(Real(0));
     [[maybe_unused]] B sh[3];
     if constexpr (Shifted) {
       for (int c = 0; c < D; ++c) sh[c] = P::splat(run.sh[c]);
@@ -268,7 +301,7 @@ class PairPass {
         for (int c = 1; c < D; ++c) dot = dot + d[c] * f.v[c];
         seen = P::and_(inside, (dot >= (P::sqrt(d2) * f.vlen) * f.cosv) || f.nocone);
       }
-      a.cnt = a.cnt + P::select(seen, one, zero);
+      a.cnt = Counter::add(a.cnt, seen);
       if constexpr (L != Links::none) {
         std::uint64_t bits = P::bits(inside) & f.valid;
         if constexpr (L == Links::own) bits &= (std::uint64_t(1) << (j - f.g0)) - 1;  // lanes < j
