@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "parallel/metrics_pairs.hpp"
+#include "parallel/metrics_turn.hpp"
 #include "parallel/pair_packs.hpp"
 
 namespace boids::metrics_detail {
@@ -455,6 +456,7 @@ void fill_pair_table(PairTable<Real>& t) {
   t.fn[1][1][1] = &pair_entry<P, Real, 3, PairWrap::shift, true>;
   t.fn[1][2][0] = &pair_entry<P, Real, 3, PairWrap::min_image, false>;
   t.fn[1][2][1] = &pair_entry<P, Real, 3, PairWrap::min_image, true>;
+  t.turn = &turn_many<Pk<double>, Real>;
 }
 
 }  // namespace
