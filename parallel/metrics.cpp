@@ -31,6 +31,7 @@
 #include "core/model.hpp"
 #include "parallel/metrics_cells.hpp"
 #include "parallel/metrics_pairs.hpp"
+#include "parallel/metrics_turn.hpp"
 #include "parallel/threading.hpp"
 
 namespace boids {
@@ -39,35 +40,16 @@ namespace {
 constexpr std::size_t kBlock = 2048;
 constexpr double kTwoPi = 6.283185307179586476925286766559;
 
-// sin and cos of 2*pi*u for the circular centre, without a libm call per boid: the angle is
-// split into one of 1024 table angles (std::sin/std::cos, built once) and a remainder f in
-// [0, 2*pi/1024), whose sine and cosine come from their Taylor series (terms beyond those kept
-// are below 1e-19), then the angle-sum formulas. A fixed sequence of correctly rounded
-// operations, so the same bits on every thread count and instruction set; within a few units
-// of the last place of sin and cos.
+// The table of the circular centre's sines (parallel/metrics_turn.hpp), built once.
 struct TurnTable {
-  static constexpr int kSize = 1024;
-  double sin[kSize], cos[kSize];
+  double sin[metrics_detail::kTurnSize], cos[metrics_detail::kTurnSize];
   TurnTable() {
-    for (int k = 0; k < kSize; ++k) {
-      sin[k] = std::sin(kTwoPi * k / kSize);
-      cos[k] = std::cos(kTwoPi * k / kSize);
+    for (int k = 0; k < metrics_detail::kTurnSize; ++k) {
+      sin[k] = std::sin(kTwoPi * k / metrics_detail::kTurnSize);
+      cos[k] = std::cos(kTwoPi * k / metrics_detail::kTurnSize);
     }
   }
 };
-
-inline void sincos_turn(double u, double* sn, double* cs) {
-  static const TurnTable table;
-  if (!(u >= 0 && u < 1)) u -= std::floor(u);  // positions lie in [0, L): rarely taken
-  const double scaled = u * TurnTable::kSize;
-  int k = int(scaled);
-  k = k < 0 ? 0 : (k >= TurnTable::kSize ? TurnTable::kSize - 1 : k);
-  const double f = (scaled - k) * (kTwoPi / TurnTable::kSize), f2 = f * f;
-  const double sf = f * (1 - f2 / 6 * (1 - f2 / 20));
-  const double cf = 1 - f2 / 2 * (1 - f2 / 12 * (1 - f2 / 30));
-  *sn = table.sin[k] * cf + table.cos[k] * sf;
-  *cs = table.cos[k] * cf - table.sin[k] * sf;
-}
 
 using namespace metrics_detail;
 
@@ -123,6 +105,8 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
     });
   };
   // Pass A.
+  static const TurnTable table;
+  const TurnFn<Real> turn = select_turn_fn<Real>();
   blocks([&](std::size_t b, std::size_t i0, std::size_t i1) {
     Partial& q = s.part[b];
     for (int c = 0; c < D && !wrap; ++c) {
@@ -131,7 +115,17 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
       q.lo[c] = double(*mn);
       q.hi[c] = double(*mx);
     }
+    // The sines and cosines of a chunk of boids first, W lanes at a time (turn_many).
+    constexpr std::size_t kChunk = 256;
+    double sn[3][kChunk], cs[3][kChunk];
     for (std::size_t i = i0; i < i1; ++i) {
+      const std::size_t l = (i - i0) % kChunk;
+      if (wrap && l == 0) {
+        for (int c = 0; c < D; ++c) {
+          turn(s.p[c].data() + i, std::min(kChunk, i1 - i), def.size, table.sin, table.cos, sn[c],
+               cs[c]);
+        }
+      }
       double v[3] = {0, 0, 0}, s2 = 0;
       for (int c = 0; c < D; ++c) {
         v[c] = double(s.v[c][i]);
@@ -143,14 +137,11 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
       q.moving += 1;
       for (int c = 0; c < D; ++c) {
         q.vhat[c] += fixed_unit(v[c] / sp);
-        const double x = double(s.p[c][i]);
         if (wrap) {
-          double sn, cs;
-          sincos_turn(x / def.size, &sn, &cs);
-          q.centre_a[c] += fixed_unit(sn);
-          q.centre_b[c] += fixed_unit(cs);
+          q.centre_a[c] += fixed_unit(sn[c][l]);
+          q.centre_b[c] += fixed_unit(cs[c][l]);
         } else {
-          q.centre_a[c] += fixed_value(x);
+          q.centre_a[c] += fixed_value(double(s.p[c][i]));
         }
       }
     }

@@ -44,7 +44,22 @@ PairFn<Real> select_pair_fn(int dims, PairWrap wrap, bool cone) {
   }
 }
 
+template <class Real>
+TurnFn<Real> select_turn_fn() {
+  const PairTables& t = pair_tables();
+  for (int i = int(dispatched_isa(true));; --i) {
+    TurnFn<Real> k;
+    if constexpr (sizeof(Real) == 4)
+      k = t.f[i].turn;
+    else
+      k = t.d[i].turn;
+    if (k || i == 0) return k;
+  }
+}
+
 template PairFn<float> select_pair_fn<float>(int, PairWrap, bool);
 template PairFn<double> select_pair_fn<double>(int, PairWrap, bool);
+template TurnFn<float> select_turn_fn<float>();
+template TurnFn<double> select_turn_fn<double>();
 
 }  // namespace boids::metrics_detail

@@ -71,10 +71,17 @@ struct PairSums {
 template <class Real>
 using PairFn = void (*)(const PairInput<Real>& in, std::size_t b, std::size_t e, PairSums& out);
 
-/// Per-ISA tables: [dims - 2][wrap][view cone].
+/// sn[i], cs[i] = sin, cos of 2*pi*x[i]/size for i < n, from the 1024-entry table ts/tc
+/// (parallel/metrics_turn.hpp: the same bits on every instruction set).
+template <class Real>
+using TurnFn = void (*)(const Real* x, std::size_t n, double size, const double* ts,
+                        const double* tc, double* sn, double* cs);
+
+/// Per-ISA tables: [dims - 2][wrap][view cone], and the circular centre's sines.
 template <class Real>
 struct PairTable {
   PairFn<Real> fn[2][3][2] = {};
+  TurnFn<Real> turn = nullptr;
 };
 void metrics_pairs_scalar(PairTable<float>& f, PairTable<double>& d);
 void metrics_pairs_sse42(PairTable<float>& f, PairTable<double>& d);
@@ -84,5 +91,8 @@ void metrics_pairs_avx512(PairTable<float>& f, PairTable<double>& d);
 /// The pass for dispatched_isa(), a dimension, a wrap mode and whether a view cone applies.
 template <class Real>
 PairFn<Real> select_pair_fn(int dims, PairWrap wrap, bool cone);
+/// The circular centre's sines for dispatched_isa().
+template <class Real>
+TurnFn<Real> select_turn_fn();
 
 }  // namespace boids::metrics_detail

@@ -1,17 +1,24 @@
 // The metrics pair pass (parallel/metrics_pairs.hpp) over a pack P: P::B is Real or an xsimd
 // batch of W lanes, P::M its mask. Included by metrics_pairs_<isa>.cpp only.
 //
-// For boid i of the metrics' cell list (cells of edge >= the radius), the candidates are the
-// boids of the 3^D cells around its own, as contiguous runs of cell order (one per x-row of the
-// stencil, split at the wrap seam). Its own run is split at i, so i never meets itself. Each
-// batch of W candidates gives W squared distances |d|^2 with the model's arithmetic (d = p_j -
-// p_i, plus the run's image shift or per-pair minimum image; |d|^2 summed in component order);
-// lanes past the run's end are set to +inf. From the batch:
-//   nearest   : a lane-wise minimum of |d|^2 (exact in any order);
-//   neighbours: the bits of |d|^2 < r^2 (and the model's view test) counted with popcount;
-//   links     : on runs wholly before i in cell order, each set bit is a link (i, j), each
-//               pair so met once; a find per link only when j's parent is not already i's root.
-// When the nearest boid lies beyond the stencil, rings of cells further out are searched
+// The boids of one cell of the metrics' cell list (cells of edge >= the radius) are taken W at
+// a time as a focal group, one boid per lane. Their candidates are the boids of the 3^D cells
+// around the cell, as contiguous runs of cell order (one per x-row of the stencil, split at the
+// wrap seam); each candidate j is broadcast to all lanes and gives W squared distances |d|^2
+// with the model's arithmetic (d = p_j - p_i, plus the run's image shift or per-pair minimum
+// image; |d|^2 summed in component order). So there are no partial batches and no branch per
+// pair, and a cell's stencil is read once per group instead of once per boid. Per lane:
+//   nearest   : a lane-wise minimum of |d|^2 (exact in any order); a lane's own boid gives +inf;
+//   neighbours: a lane-wise count of |d|^2 < r^2 (and the model's view test, with the lane's
+//               velocity), in integer lanes (a mask is -1) flushed long before they overflow;
+//   links     : each pair (i, j) is linked from its earlier boid (i < j in cell order), so a
+//               focal boid already hangs under the set of the boids before it. A link needs
+//               no work when both already share an ancestor: the group's lanes keep one each
+//               (`common` when they share one), so a candidate whose parent is that ancestor
+//               costs a load and a compare (masked, not branched); a candidate still a root
+//               above it is hung there with one compare-and-swap; only the rest go through
+//               the union-find.
+// When a lane's nearest boid lies beyond the stencil, rings of cells further out are searched
 // until no unvisited cell can hold a nearer one.
 //
 // Everything here lives in an anonymous namespace: each ISA's unit keeps its own copy, so
@@ -25,9 +32,12 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "parallel/metrics_pairs.hpp"
+#include "parallel/metrics_turn.hpp"
+#include "parallel/pair_packs.hpp"
 
 namespace boids::metrics_detail {
 namespace {
@@ -55,12 +65,43 @@ inline void pair_unite(std::atomic<std::uint32_t>* parent, std::uint32_t a, std:
   }
 }
 
+// Per-lane neighbour counters: integer lanes as wide as Real's, so that adding a lane mask is
+// one subtraction (a set lane is all ones, -1); one-lane packs count in a plain integer.
+template <class P, class Real, bool OneLane = (P::W == 1)>
+struct LaneCounter {
+  using C = std::uint64_t;
+  static C zero() { return 0; }
+  static C add(C c, bool m) { return c + (m ? 1 : 0); }
+  static void drain(C c, std::uint64_t* out) { out[0] += c; }
+};
+
+#if defined(BOIDS_PAIR_PACKS_X86)
+template <class P, class Real>
+struct LaneCounter<P, Real, false> {
+  using I = std::conditional_t<sizeof(Real) == 4, std::int32_t, std::int64_t>;
+  using C = xsimd::batch<I, typename P::B::arch_type>;
+  static C zero() { return C(I(0)); }
+  static C add(C c, typename P::M m) {
+    using MR = typename P::M::register_type;
+    if constexpr (std::is_same_v<MR, typename P::B::register_type>) {  // SSE, AVX: a vector
+      return c - xsimd::bitwise_cast<C>(typename P::B(MR(m)));
+    } else {  // AVX-512: a bit mask
+      return c + xsimd::select(typename C::batch_bool_type(MR(m)), C(I(1)), C(I(0)));
+    }
+  }
+  static void drain(C c, std::uint64_t* out) {
+    alignas(64) I lane[C::size];
+    c.store_aligned(lane);
+    for (std::size_t l = 0; l < C::size; ++l) out[l] += std::uint64_t(lane[l]);
+  }
+};
+#endif
+
 template <class Real>
 struct PairRun {
   std::uint32_t b, e;
   Real sh[3];
   bool shifted;
-  std::uint32_t word0;  // first word of its bits in the cell's link snapshot
 };
 
 template <class P, class Real, int D, PairWrap Wrap, bool Cone>
@@ -69,79 +110,92 @@ class PairPass {
   using M = typename P::M;
   static constexpr int W = P::W;
   static constexpr int kMaxPairRuns = 2 * 9;
+  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+  using Counter = LaneCounter<P, Real>;
+  // Candidates between two flushes of the lane counts (they hold 2^31).
+  static constexpr std::uint32_t kFlush = std::uint32_t(1) << 30;
 
-  struct Focal {
-    B p[3], v[3], vlen, cosv, r2;
-    std::uint32_t i;
+  struct Group {
+    B p[3], v[3], vlen, r2, cosv;
+    M nocone;               // lanes whose boid is at rest: no view cone
+    std::uint32_t g0, nv;   // cell-order indices g0 .. g0 + nv - 1 in lanes 0 .. nv - 1
+    std::uint64_t valid;    // bits of the lanes holding a boid
+    std::uint32_t root[W];  // an ancestor of each lane's boid in the union-find
+    std::uint32_t common;   // the ancestor all lanes share, or kNone
   };
   struct Acc {
     B best;
-    std::uint64_t count;
-    std::uint32_t root;
+    typename Counter::C cnt;
+    std::uint32_t pending = 0;  // candidates counted in cnt since the last flush
+    std::uint64_t count[W] = {};
   };
-  // The cell's link snapshot: bit (j - run.b) of a run is set when parent[j] == R, so R is an
-  // ancestor of j (ancestors stay ancestors). While i's root is R, a link (i, j) with the bit
-  // set joins nothing and is skipped without a load; the rest take the union-find.
-  struct Snapshot {
-    std::vector<std::uint64_t> words;
-    std::uint32_t root = 0;
-  };
+  enum class Links { none, all, own };
 
  public:
   explicit PairPass(const PairInput<Real>& in) : in_(in) {}
 
   void run(std::size_t b, std::size_t e, PairSums& out) const {
     PairRun<Real> runs[kMaxPairRuns];
-    int nruns = 0, own = 0;
-    std::uint32_t cur = std::numeric_limits<std::uint32_t>::max();
     int cc[3] = {0, 0, 0};
-    Focal f;
-    f.cosv = P::splat(in_.cos_half_view);
+    for (std::size_t ii = b; ii < e;) {
+      const std::uint32_t cell = in_.sorted_cell[ii];
+      decode(cell, cc);
+      const int nruns = near_runs(cc, runs);
+      const std::size_t cend = std::min<std::size_t>(e, in_.start[cell + 1]);
+      for (std::size_t g0 = ii; g0 < cend; g0 += std::size_t(W)) {
+        group(std::uint32_t(g0), std::uint32_t(std::min<std::size_t>(W, cend - g0)), runs, nruns,
+              cc, out);
+      }
+      ii = cend;
+    }
+  }
+
+ private:
+  void group(std::uint32_t g0, std::uint32_t nv, const PairRun<Real>* runs, int nruns,
+             const int* cc, PairSums& out) const {
+    const Real inf = std::numeric_limits<Real>::infinity();
+    Group f;
+    f.g0 = g0;
+    f.nv = nv;
+    f.valid = nv >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << nv) - 1;
+    const M live = P::lane_lt(int(nv));
+    for (int c = 0; c < D; ++c) f.p[c] = P::select(live, P::loadu(in_.p[c] + g0), P::splat(inf));
     f.r2 = P::splat(in_.radius2);
-    Snapshot snap;
-    for (std::size_t ii = b; ii < e; ++ii) {
-      const std::uint32_t i = std::uint32_t(ii);
-      const std::uint32_t cell = in_.sorted_cell[i];
-      if (cell != cur) {
-        cur = cell;
-        decode(cell, cc);
-        nruns = near_runs(cc, runs);
-        own = take_snapshot(runs, nruns, in_.start[cell], snap);
+    f.cosv = P::splat(in_.cos_half_view);
+    if constexpr (Cone) {  // the velocities are read (and sorted) only for the view test
+      f.v[0] = P::loadu(in_.v[0] + g0);
+      B v2 = f.v[0] * f.v[0];
+      for (int c = 1; c < D; ++c) {
+        f.v[c] = P::loadu(in_.v[c] + g0);
+        v2 = v2 + f.v[c] * f.v[c];
       }
+      f.vlen = P::sqrt(v2);
+      f.nocone = !(f.vlen > P::splat(Real(0)));
+    }
+    refresh_roots(f);
+    Acc a;
+    a.best = P::splat(inf);
+    a.cnt = Counter::zero();
+    for (int r = 0; r < nruns; ++r) {
+      const PairRun<Real>& run = runs[r];
+      const std::uint32_t g1 = g0 + nv;
+      // Before the group in cell order: no links (the earlier boid links); the group itself:
+      // its own pairs (lane i links j > i) and no self-pair; after it: links.
+      const std::uint32_t e1 = std::min(run.e, g0), b2 = std::max(run.b, g0),
+                          e2 = std::min(run.e, g1), b3 = std::max(run.b, g1);
+      if (run.b < e1) scan_run<Links::none>(run, run.b, e1, f, a);
+      if (b2 < e2) scan_run<Links::own>(run, b2, e2, f, a);
+
+      if (b3 < run.e) scan_run<Links::all>(run, b3, run.e, f, a);
+    }
+    flush(a);
+    alignas(64) Real best[W];
+    store_lanes(a.best, best);
+    for (std::uint32_t l = 0; l < nv; ++l) {
+      const std::uint32_t i = g0 + l;
       Real pi[3] = {0, 0, 0};
-      for (int c = 0; c < D; ++c) {
-        pi[c] = in_.p[c][i];
-        f.p[c] = P::splat(pi[c]);
-      }
-      bool cone = false;
-      if constexpr (Cone) {  // the velocities are read (and sorted) only for the view test
-        Real vi2 = 0;
-        for (int c = 0; c < D; ++c) {
-          const Real vc = in_.v[c][i];
-          vi2 += vc * vc;
-          f.v[c] = P::splat(vc);
-        }
-        const Real vi_len = std::sqrt(vi2);
-        f.vlen = P::splat(vi_len);
-        cone = vi_len > Real(0);
-      }
-      f.i = i;
-      Acc a{P::splat(std::numeric_limits<Real>::infinity()), 0, pair_root(in_.parent, i)};
-      for (int r = 0; r < nruns; ++r) {
-        const PairRun<Real>& run = runs[r];
-        const std::uint64_t* words = snap.words.data() + run.word0;
-        if (r == own) {
-          scan_any(cone, run, run.b, i, words, snap.root, f, a);
-          scan_any(cone, run, i + 1, run.e, nullptr, 0, f, a);
-        } else {
-          scan_any(cone, run, run.b, run.e, run.e <= i ? words : nullptr, snap.root, f, a);
-        }
-      }
-      if (a.root == snap.root) {  // later boids of the cell may skip their links to i
-        const std::uint32_t k = i - runs[own].b;
-        snap.words[runs[own].word0 + k / 64] |= std::uint64_t(1) << (k % 64);
-      }
-      Real bestr = horizontal_min(a.best);
+      for (int c = 0; c < D; ++c) pi[c] = in_.p[c][i];
+      Real bestr = best[l];
       // Unvisited cells lie at least one edge away: search further rings only while the best
       // distance found could still be beaten.
       double nearest = std::sqrt(double(bestr));
@@ -150,7 +204,7 @@ class PairPass {
         bestr = ring_min(pi, i, cc, ring, bestr);
         nearest = std::sqrt(double(bestr));
       }
-      out.neighbours += in_.topo_k > 0 ? std::min(a.count, in_.topo_k) : a.count;
+      out.neighbours += in_.topo_k > 0 ? std::min(a.count[l], in_.topo_k) : a.count[l];
       if (bestr < std::numeric_limits<Real>::infinity()) {
         out.nnd += fixed_value(nearest);
         out.nnd_count += 1;
@@ -158,94 +212,106 @@ class PairPass {
     }
   }
 
- private:
-  // Bits of the link snapshot for runs wholly before `first` (the cell's first boid) and for
-  // the own run (the row holding the cell, whose boids before `first` are set now and the
-  // cell's own boids as they finish). Returns the index of the own run.
-  int take_snapshot(PairRun<Real>* runs, int nruns, std::uint32_t first, Snapshot& snap) const {
-    snap.words.clear();
-    snap.root = nruns > 0 ? pair_root(in_.parent, runs[0].b) : 0;
-    int own = 0;
-    for (int r = 0; r < nruns; ++r) {
-      PairRun<Real>& run = runs[r];
-      run.word0 = std::uint32_t(snap.words.size());
-      if (run.b <= first && first < run.e) own = r;
-      if (run.b > first) continue;  // after the cell: no links from it
-      snap.words.resize(snap.words.size() + (run.e - run.b + 63) / 64, 0);
-      std::uint64_t* w = snap.words.data() + run.word0;
-      const std::uint32_t end = std::min(run.e, first);
-      for (std::uint32_t j = run.b; j < end; ++j) {
-        const std::uint32_t k = j - run.b;
-        w[k / 64] |= std::uint64_t(in_.parent[j].load(std::memory_order_relaxed) == snap.root)
-                     << (k % 64);
-      }
-    }
-    return own;
+  // An ancestor of each lane's boid (its root now) and whether they share one.
+  void refresh_roots(Group& f) const {
+    f.common = kNone;
+    for (std::uint32_t l = 0; l < f.nv; ++l) f.root[l] = pair_root(in_.parent, f.g0 + l);
+    f.common = f.root[0];
+    for (std::uint32_t l = 1; l < f.nv; ++l) f.common = f.root[l] == f.common ? f.common : kNone;
   }
 
-  // links: the run's snapshot words when [b, e) lies before i (each pair is linked from its
-  // later boid), else nullptr.
-  void scan_any(bool cone, const PairRun<Real>& run, std::uint32_t b, std::uint32_t e,
-                const std::uint64_t* links, std::uint32_t snap_root, const Focal& f, Acc& a) const {
-    if (b >= e) return;
-    if constexpr (!Cone) cone = false;  // lets the compiler drop the view-test scans
-    if constexpr (Wrap == PairWrap::shift) {
-      if (run.shifted) {
-        if (cone)
-          scan<true, true>(run, b, e, links, snap_root, f, a);
-        else
-          scan<false, true>(run, b, e, links, snap_root, f, a);
-        return;
-      }
+  // Links (i, j) for the lanes in `need`: only those whose sets differ are united. Each
+  // lane's ancestor is then moved up to its root, so later candidates take the short path.
+  void link(std::uint64_t need, std::uint32_t j, Group& f) const {
+    // Most often j is still a root above the lanes' shared ancestor (nobody before linked
+    // it): hang it there directly. parent[x] <= x holds, and every lane is j's set now.
+    std::uint32_t expected = j;
+    if (f.common < j &&
+        in_.parent[j].compare_exchange_strong(expected, f.common, std::memory_order_acq_rel))
+      return;
+    for (; need; need &= need - 1) {
+      const std::uint32_t l = std::uint32_t(std::countr_zero(need));
+      const std::uint32_t rj = pair_root(in_.parent, j);
+      const std::uint32_t ri = pair_root(in_.parent, f.root[l]);
+      if (ri != rj) pair_unite(in_.parent, ri, rj);
+      f.root[l] = pair_root(in_.parent, ri);
     }
-    if (cone)
-      scan<true, false>(run, b, e, links, snap_root, f, a);
+    f.common = f.root[0];
+    for (std::uint32_t l = 1; l < f.nv; ++l) f.common = f.root[l] == f.common ? f.common : kNone;
+  }
+
+  static void store_lanes(B x, Real* out) {
+    if constexpr (W == 1)
+      *out = x;
     else
-      scan<false, false>(run, b, e, links, snap_root, f, a);
+      x.store_aligned(out);
   }
 
-  template <bool ConeOn, bool Shifted>
-  void scan(const PairRun<Real>& run, std::uint32_t b, std::uint32_t e, const std::uint64_t* links,
-            std::uint32_t snap_root, const Focal& f, Acc& a) const {
+  void flush(Acc& a) const {
+    Counter::drain(a.cnt, a.count);
+    a.cnt = Counter::zero();
+    a.pending = 0;
+  }
+
+  template <Links L>
+  void scan_run(const PairRun<Real>& run, std::uint32_t b, std::uint32_t e, Group& f,
+                Acc& a) const {
+    for (std::uint32_t q = b; q < e;) {
+      const std::uint32_t take = std::min(e - q, kFlush);
+      if (a.pending + take > kFlush) flush(a);
+      bool shifted = false;
+      if constexpr (Wrap == PairWrap::shift) shifted = run.shifted;
+      if (shifted)
+        scan<L, true>(run, q, q + take, f, a);
+      else
+        scan<L, false>(run, q, q + take, f, a);
+      a.pending += take;
+      q += take;
+    }
+  }
+
+  template <Links L, bool Shifted>
+  void scan(const PairRun<Real>& run, std::uint32_t b, std::uint32_t e, Group& f, Acc& a) const {
     const B inf = P::splat(std::numeric_limits<Real>::infinity());
     [[maybe_unused]] B sh[3];
     if constexpr (Shifted) {
       for (int c = 0; c < D; ++c) sh[c] = P::splat(run.sh[c]);
     }
-    for (std::uint32_t q = b; q < e; q += W) {
+    const Real* px = in_.p[0];
+    const Real* py = in_.p[1];
+    const Real* pz = in_.p[2];
+    for (std::uint32_t j = b; j < e; ++j) {
       B d[3];
       for (int c = 0; c < D; ++c) {
-        B x = P::loadu(in_.p[c] + q) - f.p[c];
+        B x = P::splat((c == 0 ? px : c == 1 ? py : pz)[j]) - f.p[c];
         if constexpr (Shifted) x = x + sh[c];
         if constexpr (Wrap == PairWrap::min_image) x = wrapd(x);
         d[c] = x;
       }
       B d2 = d[0] * d[0];
       for (int c = 1; c < D; ++c) d2 = d2 + d[c] * d[c];
-      if (e - q < std::uint32_t(W)) d2 = P::select(P::lane_lt(int(e - q)), d2, inf);
+      if constexpr (L == Links::own) {  // lane j - g0 holds j itself
+        const int k = int(j - f.g0);
+        d2 = P::select(P::lane_lt(k), d2, P::select(P::lane_lt(k + 1), inf, d2));
+      }
       a.best = P::min(a.best, d2);
       const M inside = d2 < f.r2;
-      std::uint64_t in_bits = P::bits(inside);
-      std::uint64_t seen = in_bits;
-      if constexpr (ConeOn) {
+      M seen = inside;
+      if constexpr (Cone) {
         B dot = d[0] * f.v[0];  // the model's view test (core/model.hpp), lane by lane
         for (int c = 1; c < D; ++c) dot = dot + d[c] * f.v[c];
-        seen = P::bits(P::and_(inside, dot >= (P::sqrt(d2) * f.vlen) * f.cosv));
+        seen = P::and_(inside, (dot >= (P::sqrt(d2) * f.vlen) * f.cosv) || f.nocone);
       }
-      a.count += std::uint64_t(std::popcount(seen));
-      if (!links) continue;
-      std::uint64_t need = in_bits;
-      if (a.root == snap_root) {  // q - run.b is a multiple of W: the lanes share one word
-        const std::uint32_t k = q - run.b;
-        need &= ~(links[k / 64] >> (k % 64));
-      }
-      for (; need; need &= need - 1) {
-        const std::uint32_t j = q + std::uint32_t(std::countr_zero(need));
-        if (in_.parent[j].load(std::memory_order_relaxed) == a.root) continue;
-        const std::uint32_t rj = pair_root(in_.parent, j);
-        if (rj == a.root) continue;
-        pair_unite(in_.parent, a.root, rj);
-        a.root = pair_root(in_.parent, f.i);
+      a.cnt = Counter::add(a.cnt, seen);
+      if constexpr (L != Links::none) {
+        std::uint64_t bits = P::bits(inside) & f.valid;
+        if constexpr (L == Links::own) bits &= (std::uint64_t(1) << (j - f.g0)) - 1;  // lanes < j
+        // None when j hangs directly under the lanes' shared ancestor; masked, not branched
+        // (whether some lane is within reach is a coin toss, this test rarely fails).
+        const std::uint32_t pj = in_.parent[j].load(std::memory_order_relaxed);
+        bits &= std::uint64_t(0) - std::uint64_t(pj != f.common);
+        if (bits) [[unlikely]]
+          link(bits, j, f);
       }
     }
   }
@@ -255,18 +321,6 @@ class PairPass {
     const B size = P::splat(in_.size), zero = P::splat(Real(0)), half = P::splat(Real(0.5));
     const B t = x * P::splat(in_.inv_size);
     return (x - P::select(t > half, size, zero)) + P::select(t < -half, size, zero);
-  }
-
-  static Real horizontal_min(B x) {
-    if constexpr (W == 1) {
-      return x;
-    } else {
-      alignas(64) Real lane[W];
-      x.store_aligned(lane);
-      Real m = lane[0];
-      for (int k = 1; k < W; ++k) m = lane[k] < m ? lane[k] : m;
-      return m;
-    }
   }
 
   Real wrap1(Real d) const {
@@ -402,6 +456,7 @@ void fill_pair_table(PairTable<Real>& t) {
   t.fn[1][1][1] = &pair_entry<P, Real, 3, PairWrap::shift, true>;
   t.fn[1][2][0] = &pair_entry<P, Real, 3, PairWrap::min_image, false>;
   t.fn[1][2][1] = &pair_entry<P, Real, 3, PairWrap::min_image, true>;
+  t.turn = &turn_many<Pk<double>, Real>;
 }
 
 }  // namespace
