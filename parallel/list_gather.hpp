@@ -1,20 +1,24 @@
-// The grid engine's topological gather (parallel/list_step.cpp) compiled once per instruction
-// set, like the metrics pair pass (parallel/metrics_pairs.hpp) and chosen the same way
-// (dispatched_isa, BOIDS_MAX_ISA): the k nearest visible candidates of one boid by
-// (|d|^2, id), from the cell's stencil runs.
+// The grid engine's neighbour-list gather (parallel/list_step.cpp) compiled once per
+// instruction set, like the metrics pair pass (parallel/metrics_pairs.hpp) and chosen the same
+// way (dispatched_isa, BOIDS_MAX_ISA): the visible candidates of one boid among the cell's
+// stencil runs, compacted into arrays.
 //
-// Each batch of W candidates gives W squared distances with nlist::offer's arithmetic (d = p_j
-// - p_i, the per-pair minimum image under wrap, |d|^2 summed in component order); only the
-// lanes within the radius and not farther than the current k-th nearest leave the batch, as
-// bits of a mask, for the view test and the insertion into a sorted array of k. So most of
-// the stencil costs a few vector operations. The set kept is the k smallest (|d|^2, id) among
-// the visible candidates, the same as nlist::select on the full list, on every path.
+// Each batch of W candidates gives W displacements and squared distances with nlist::offer's
+// arithmetic (d = p_j - p_i, the per-pair minimum image under wrap, |d|^2 summed in component
+// order, the same view test), and the lanes that pass are left-packed into the output with no
+// data-dependent branch (a permutation from a table on AVX2, a fixed-count loop elsewhere).
+// With WrapMode::shift the minimum image is the run's image shift: for every candidate within
+// the radius it is the same operation on the same operands ((d - size) + 0, (d - 0) + size or
+// (d - 0) + 0), since such a candidate of a run shifted by -size has d / size > 1 - r / size
+// >= 2/3, and one of an unshifted run |d| < r <= size / 3 (at least 2 * reach + 1 cells of at
+// least r / reach per axis); a candidate whose run image is not its minimum image is at
+// least r away in that one too. So the list is the one nlist::gather makes from the same
+// slots, in run order, on every instruction set.
 #pragma once
 
 #include <cstdint>
 
 #include "core/kernels.hpp"
-#include "core/neighbour_list.hpp"
 
 namespace boids::list_detail {
 
@@ -23,30 +27,41 @@ template <class Real>
 struct GatherInput {
   const Real* p[3] = {nullptr, nullptr, nullptr};  ///< readable kPadElems - 1 past the end
   const Real* v[3] = {nullptr, nullptr, nullptr};
-  const std::uint32_t* id = nullptr;
   Real size = 0, inv_size = 0, radius2 = 0, cos_half_view = 0;
   bool full_view = true;
 };
 
-/// Fills best[0 .. *count) with the at most k nearest visible candidates of boid i among the
-/// runs, sorted by (|d|^2, id).
+/// Where the gather writes: the visible candidates' d (D arrays), |d|^2 and slot. Each array
+/// needs room for the runs' total length plus kGatherSlack.
 template <class Real>
-using GatherFn = void (*)(const GatherInput<Real>& in, std::uint32_t i,
-                          const CandidateRun<Real>* runs, int nr, int k,
-                          nlist::Neighbour<Real>* best, int* count);
+struct GatherOut {
+  Real* d[3] = {nullptr, nullptr, nullptr};
+  Real* dist2 = nullptr;
+  std::uint32_t* slot = nullptr;
+};
 
-/// Per-ISA tables: [dims - 2][wrap].
+/// Elements a compacting store may write past the last kept candidate.
+inline constexpr std::uint32_t kGatherSlack = 64;
+
+/// Writes the visible candidates of boid i among the runs (every candidate but i within the
+/// radius and, for a moving boid with a view cone, inside it) to `out` in run order and returns
+/// their number.
+template <class Real>
+using GatherFn = int (*)(const GatherInput<Real>& in, std::uint32_t i,
+                         const CandidateRun<Real>* runs, int nr, const GatherOut<Real>& out);
+
+/// Per-ISA tables: [dims - 2][wrap mode].
 template <class Real>
 struct GatherTable {
-  GatherFn<Real> fn[2][2] = {};
+  GatherFn<Real> fn[2][3] = {};
 };
 void list_gather_scalar(GatherTable<float>& f, GatherTable<double>& d);
 void list_gather_sse42(GatherTable<float>& f, GatherTable<double>& d);
 void list_gather_avx2(GatherTable<float>& f, GatherTable<double>& d);
 void list_gather_avx512(GatherTable<float>& f, GatherTable<double>& d);
 
-/// The gather for dispatched_isa(), a dimension and whether the box wraps.
+/// The gather for dispatched_isa(), a dimension and the grid's wrap mode.
 template <class Real>
-GatherFn<Real> select_gather_fn(int dims, bool wrap);
+GatherFn<Real> select_gather_fn(int dims, WrapMode wrap);
 
 }  // namespace boids::list_detail
