@@ -44,6 +44,21 @@ GatherFn<Real> select_gather_fn(int dims, WrapMode wrap) {
   }
 }
 
+template <class Real>
+OrderFn<Real> select_order_fn(bool small) {
+  const GatherTables& t = gather_tables();
+  for (int i = int(dispatched_isa(true));; --i) {
+    OrderFn<Real> k;
+    if constexpr (sizeof(Real) == 4)
+      k = t.f[i].order[small ? 0 : 1];
+    else
+      k = t.d[i].order[small ? 0 : 1];
+    if (k || i == 0) return k;
+  }
+}
+
+template OrderFn<float> select_order_fn<float>(bool);
+template OrderFn<double> select_order_fn<double>(bool);
 template GatherFn<float> select_gather_fn<float>(int, WrapMode);
 template GatherFn<double> select_gather_fn<double>(int, WrapMode);
 

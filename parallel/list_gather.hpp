@@ -50,10 +50,20 @@ template <class Real>
 using GatherFn = int (*)(const GatherInput<Real>& in, std::uint32_t i,
                          const CandidateRun<Real>* runs, int nr, const GatherOut<Real>& out);
 
-/// Per-ISA tables: [dims - 2][wrap mode].
+/// Topological steps 2-3 (core/neighbour_list.hpp) for a gather of n <= N candidates
+/// (N = 8 or 16): the min(n, k) smallest by (|d|^2, id) among dist2[0 .. n) (ids id[slot[t]]),
+/// written to order[] as indices into the gather's arrays in increasing id order. Returns
+/// min(n, k). Every element's rank is counted over all N (padded) places: no data-dependent
+/// branch, and the same set and order as nlist::select.
+template <class Real>
+using OrderFn = int (*)(const Real* dist2, const std::uint32_t* slot, const std::uint32_t* id,
+                        int n, int k, std::uint32_t* order);
+
+/// Per-ISA tables: gathers [dims - 2][wrap mode]; orders for N = 8 and 16.
 template <class Real>
 struct GatherTable {
   GatherFn<Real> fn[2][3] = {};
+  OrderFn<Real> order[2] = {};
 };
 void list_gather_scalar(GatherTable<float>& f, GatherTable<double>& d);
 void list_gather_sse42(GatherTable<float>& f, GatherTable<double>& d);
@@ -63,5 +73,9 @@ void list_gather_avx512(GatherTable<float>& f, GatherTable<double>& d);
 /// The gather for dispatched_isa(), a dimension and the grid's wrap mode.
 template <class Real>
 GatherFn<Real> select_gather_fn(int dims, WrapMode wrap);
+
+/// The OrderFn for dispatched_isa() and N = 8 (small = true) or 16.
+template <class Real>
+OrderFn<Real> select_order_fn(bool small);
 
 }  // namespace boids::list_detail

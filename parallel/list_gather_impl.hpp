@@ -6,6 +6,11 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 
 #include "parallel/list_gather.hpp"
 
@@ -69,9 +74,11 @@ int gather_visible(const GatherInput<Real>& in, std::uint32_t i, const Candidate
         for (int c = 1; c < D; ++c) dot = dot + d[c] * vv[c];
         m = P::and_(m, dot >= P::sqrt(d2) * vlen * cosv);
       }
-      if (e - q < std::uint32_t(W)) m = P::and_(m, P::lane_lt(int(e - q)));
-      std::uint64_t bits = P::bits(m);
-      if (i - q < std::uint32_t(W)) bits &= ~(std::uint64_t(1) << (i - q));
+      // The run's end and the boid itself, without a branch (most runs are one short batch).
+      const std::uint32_t left = e - q < std::uint32_t(W) ? e - q : std::uint32_t(W);
+      std::uint64_t bits = P::bits(m) & ((std::uint64_t(2) << (left - 1)) - 1u);
+      const std::uint32_t self = i - q;
+      bits &= ~((self < std::uint32_t(W) ? std::uint64_t(1) : std::uint64_t(0)) << (self & 63u));
       P::template compress<D + 1>(bits, d, dst, out.slot, n, q);
       n += std::popcount(bits);
     }
@@ -79,8 +86,104 @@ int gather_visible(const GatherInput<Real>& in, std::uint32_t i, const Candidate
   return n;
 }
 
+template <class Real, int N>
+int order_small(const Real* dist2, const std::uint32_t* slot, const std::uint32_t* id, int n, int k,
+                std::uint32_t* order) {
+  alignas(64) Real td[N];
+  alignas(64) std::uint32_t ti[N];
+  alignas(64) std::uint32_t in[N];  // 1: among the k nearest
+  for (int t = 0; t < n; ++t) {
+    td[t] = dist2[t];
+    ti[t] = id[slot[t]];
+  }
+  for (int t = n; t < N; ++t) {  // padding: after every candidate, never taken
+    td[t] = std::numeric_limits<Real>::infinity();
+    ti[t] = std::numeric_limits<std::uint32_t>::max();
+  }
+  if (n > k) {
+    for (int t = 0; t < N; ++t) {
+      std::uint32_t rank = 0;  // candidates before t in (|d|^2, id) order
+      for (int u = 0; u < N; ++u)
+        rank += std::uint32_t(td[u] < td[t]) |
+                (std::uint32_t(td[u] == td[t]) & std::uint32_t(ti[u] < ti[t]));
+      in[t] = std::uint32_t(rank < std::uint32_t(k));
+    }
+  } else {
+    for (int t = 0; t < N; ++t) in[t] = std::uint32_t(t < n);
+  }
+  std::uint32_t out[2 * N];
+  for (int t = 0; t < N; ++t) {
+    std::uint32_t rank = 0;  // kept candidates with a smaller id
+    for (int u = 0; u < N; ++u) rank += in[u] & std::uint32_t(ti[u] < ti[t]);
+    out[in[t] ? rank : std::uint32_t(N + t)] = std::uint32_t(t);
+  }
+  const int cnt = n < k ? n : k;
+  for (int t = 0; t < cnt; ++t) order[t] = out[t];
+  return cnt;
+}
+
+#if defined(__AVX2__)
+// order_small for float on AVX2: each candidate t compared with all N at once (bit masks of
+// "u before t" by (|d|^2, id) and by id), the same counts as above.
+template <int N>
+int order_small_avx2(const float* dist2, const std::uint32_t* slot, const std::uint32_t* id, int n,
+                     int k, std::uint32_t* order) {
+  alignas(64) float td[N];
+  alignas(64) std::int32_t ti[N];  // id - 2^31: signed order = unsigned order of the ids
+  for (int t = 0; t < n; ++t) {
+    td[t] = dist2[t];
+    ti[t] = std::int32_t(id[slot[t]] ^ 0x80000000u);
+  }
+  for (int t = n; t < N; ++t) {
+    td[t] = std::numeric_limits<float>::infinity();
+    ti[t] = std::numeric_limits<std::int32_t>::max();
+  }
+  __m256 vd[N / 8];
+  __m256i vi[N / 8];
+  for (int h = 0; h < N / 8; ++h) {
+    vd[h] = _mm256_load_ps(td + 8 * h);
+    vi[h] = _mm256_load_si256(reinterpret_cast<const __m256i*>(ti + 8 * h));
+  }
+  const std::uint32_t valid = (std::uint32_t(1) << n) - 1u;  // n <= 16
+  std::uint32_t id_before[N];                                // bit u: id_u < id_t
+  std::uint32_t chosen = valid;
+  if (n > k) chosen = 0;
+  for (int t = 0; t < n; ++t) {
+    const __m256 bd = _mm256_set1_ps(td[t]);
+    const __m256i bi = _mm256_set1_epi32(ti[t]);
+    std::uint32_t before = 0, idb = 0;
+    for (int h = 0; h < N / 8; ++h) {
+      const std::uint32_t lt =
+          std::uint32_t(_mm256_movemask_ps(_mm256_cmp_ps(vd[h], bd, _CMP_LT_OQ)));
+      const std::uint32_t eq =
+          std::uint32_t(_mm256_movemask_ps(_mm256_cmp_ps(vd[h], bd, _CMP_EQ_OQ)));
+      const std::uint32_t il =
+          std::uint32_t(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(bi, vi[h]))));
+      before |= (lt | (eq & il)) << (8 * h);
+      idb |= il << (8 * h);
+    }
+    id_before[t] = idb;
+    if (n > k) chosen |= std::uint32_t(std::popcount(before & valid) < k) << t;
+  }
+  int cnt = 0;
+  for (std::uint32_t m = chosen; m; m &= m - 1, ++cnt) {
+    const int t = std::countr_zero(m);
+    order[std::popcount(id_before[t] & chosen)] = std::uint32_t(t);
+  }
+  return cnt;
+}
+#endif
+
 template <template <class> class Pk, class Real>
 void fill_gather_table(GatherTable<Real>& t) {
+  t.order[0] = &order_small<Real, 8>;
+  t.order[1] = &order_small<Real, 16>;
+#if defined(__AVX2__)
+  if constexpr (sizeof(Real) == 4) {
+    t.order[0] = &order_small_avx2<8>;
+    t.order[1] = &order_small_avx2<16>;
+  }
+#endif
   t.fn[0][int(WrapMode::none)] = &gather_visible<Pk<Real>, Real, 2, WrapMode::none>;
   t.fn[0][int(WrapMode::shift)] = &gather_visible<Pk<Real>, Real, 2, WrapMode::shift>;
   t.fn[0][int(WrapMode::min_image)] = &gather_visible<Pk<Real>, Real, 2, WrapMode::min_image>;

@@ -41,66 +41,60 @@ struct GatherBuffers {
 template <class Real, int D>
 FlockSums<Real> topo_sums(const KindParams<Real>& kp, const BoidStore<Real>& in, std::uint32_t i,
                           const list_detail::GatherOut<Real>& g, int n, int k,
+                          const list_detail::OrderFn<Real>* order_fn,
                           std::vector<std::uint32_t>& pick, std::vector<std::uint32_t>& ids,
                           std::vector<std::pair<std::uint32_t, std::uint32_t>>& by_id) {
   const std::uint32_t* id = in.id.data();
-  int cnt = n;
   std::uint32_t* pk = pick.data();
   std::uint32_t* pid = ids.data();
-  if (n <= k) {
-    for (int t = 0; t < n; ++t) {
-      pk[t] = std::uint32_t(t);
-      pid[t] = id[g.slot[t]];
-    }
-  } else if (k <= nlist::kMaxKBest) {
-    // The k smallest (|d|^2, id), kept sorted by insertion; a candidate beyond the current k-th
-    // costs one comparison.
-    Real bd[nlist::kMaxKBest];
-    int c = 0;
-    for (int t = 0; t < n; ++t) {
-      const Real d2 = g.dist2[t];
-      if (c == k && d2 > bd[k - 1]) continue;
-      const std::uint32_t it = id[g.slot[t]];
-      if (c == k && d2 == bd[k - 1] && it > pid[k - 1]) continue;
-      int at = c < k ? c : k - 1;
-      while (at > 0 && (d2 < bd[at - 1] || (d2 == bd[at - 1] && it < pid[at - 1]))) {
-        bd[at] = bd[at - 1];
-        pid[at] = pid[at - 1];
-        pk[at] = pk[at - 1];
-        --at;
+  int cnt = n;
+  if (n <= 16) {
+    cnt = order_fn[n <= 8 ? 0 : 1](g.dist2, g.slot, id, n, k, pk);
+  } else {
+    if (n <= k) {
+      for (int t = 0; t < n; ++t) {
+        pk[t] = std::uint32_t(t);
+        pid[t] = id[g.slot[t]];
       }
-      bd[at] = d2;
-      pid[at] = it;
-      pk[at] = std::uint32_t(t);
-      if (c < k) ++c;
+    } else if (k <= nlist::kMaxKBest) {
+      // The k smallest (|d|^2, id), kept sorted by insertion; a candidate beyond the current
+      // k-th costs one comparison.
+      Real bd[nlist::kMaxKBest];
+      int c = 0;
+      for (int t = 0; t < n; ++t) {
+        const Real d2 = g.dist2[t];
+        if (c == k && d2 > bd[k - 1]) continue;
+        const std::uint32_t it = id[g.slot[t]];
+        if (c == k && d2 == bd[k - 1] && it > pid[k - 1]) continue;
+        int at = c < k ? c : k - 1;
+        while (at > 0 && (d2 < bd[at - 1] || (d2 == bd[at - 1] && it < pid[at - 1]))) {
+          bd[at] = bd[at - 1];
+          pid[at] = pid[at - 1];
+          pk[at] = pk[at - 1];
+          --at;
+        }
+        bd[at] = d2;
+        pid[at] = it;
+        pk[at] = std::uint32_t(t);
+        if (c < k) ++c;
+      }
+      cnt = k;
+    } else {
+      for (int t = 0; t < n; ++t) pk[t] = std::uint32_t(t);
+      std::nth_element(pk, pk + (k - 1), pk + n, [&](std::uint32_t a, std::uint32_t b) {
+        const Real da = g.dist2[a], db = g.dist2[b];
+        return da < db || (da == db && id[g.slot[a]] < id[g.slot[b]]);
+      });
+      for (int t = 0; t < k; ++t) pid[t] = id[g.slot[pk[t]]];
+      cnt = k;
     }
-    cnt = k;
-  } else {
-    for (int t = 0; t < n; ++t) pk[t] = std::uint32_t(t);
-    std::nth_element(pk, pk + (k - 1), pk + n, [&](std::uint32_t a, std::uint32_t b) {
-      const Real da = g.dist2[a], db = g.dist2[b];
-      return da < db || (da == db && id[g.slot[a]] < id[g.slot[b]]);
-    });
-    for (int t = 0; t < k; ++t) pid[t] = id[g.slot[pk[t]]];
-    cnt = k;
-  }
-  // Step 3: id order. A handful: each element's rank is the number of smaller ids (no
-  // data-dependent branch); more: a sort.
-  std::uint32_t order[16];
-  const std::uint32_t* ord = order;
-  if (cnt <= 16) {
-    for (int t = 0; t < cnt; ++t) {
-      int rank = 0;
-      for (int u = 0; u < cnt; ++u) rank += int(pid[u] < pid[t]);
-      order[rank] = pk[t];
-    }
-  } else {
+    // Step 3: id order.
     by_id.resize(std::size_t(cnt));
     for (int t = 0; t < cnt; ++t) by_id[std::size_t(t)] = {pid[t], pk[t]};
     std::sort(by_id.begin(), by_id.end());
     for (int t = 0; t < cnt; ++t) pk[t] = by_id[std::size_t(t)].second;
-    ord = pk;
   }
+  const std::uint32_t* ord = pk;
   Real vi[3] = {0, 0, 0}, vi2 = 0;
   for (int c = 0; c < D; ++c) {
     vi[c] = in.v[c][i];
@@ -143,6 +137,8 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
                         : g.wrap == WrapMode::shift  ? WrapMode::shift
                                                      : WrapMode::min_image;
   const list_detail::GatherFn<Real> gather = list_detail::select_gather_fn<Real>(D, mode);
+  const list_detail::OrderFn<Real> order_fn[2] = {list_detail::select_order_fn<Real>(true),
+                                                  list_detail::select_order_fn<Real>(false)};
   const FinishRow<Real> fin = topo && !ctx.beh.active
                                   ? select_finish_row<Real>(dispatched_isa(true), D, m.boundary)
                                   : nullptr;
@@ -186,8 +182,8 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
         for (std::uint32_t i = first; i < last; ++i) {
           const int n = gather(gin, i, runs, nr, go);
           if (topo) {
-            sums[i - row_first] =
-                topo_sums<Real, D>(kp_seen, in, i, go, n, m.list.topo_k, pick, ids, by_id);
+            sums[i - row_first] = topo_sums<Real, D>(kp_seen, in, i, go, n, m.list.topo_k, order_fn,
+                                                     pick, ids, by_id);
             continue;
           }
           list.resize(std::size_t(n));
