@@ -43,12 +43,23 @@ struct GatherOut {
 /// Elements a compacting store may write past the last kept candidate.
 inline constexpr std::uint32_t kGatherSlack = 64;
 
-/// Writes the visible candidates of boid i among the runs (every candidate but i within the
-/// radius and, for a moving boid with a view cone, inside it) to `out` in run order and returns
-/// their number.
+/// Where the candidates' positions are: the step's store (slot = index; self = i) or a row's
+/// copy of its stencil (list_step.cpp), with each element's slot and the index of boid i's
+/// own copy. Readable W - 1 elements past every run's end.
+template <class Real>
+struct GatherSource {
+  const Real* p[3] = {nullptr, nullptr, nullptr};
+  const std::uint32_t* slot = nullptr;  ///< nullptr: the index is the slot
+  std::uint32_t self = 0;               ///< index of boid i, never a candidate
+};
+
+/// Writes the visible candidates of boid i among the runs of `src` (every candidate but self
+/// within the radius and, for a moving boid with a view cone, inside it) to `out` in run
+/// order and returns their number.
 template <class Real>
 using GatherFn = int (*)(const GatherInput<Real>& in, std::uint32_t i,
-                         const CandidateRun<Real>* runs, int nr, const GatherOut<Real>& out);
+                         const GatherSource<Real>& src, const CandidateRun<Real>* runs, int nr,
+                         const GatherOut<Real>& out);
 
 /// Topological steps 2-3 (core/neighbour_list.hpp) for a gather of n <= N candidates
 /// (N = 8 or 16): the min(n, k) smallest by (|d|^2, id) among dist2[0 .. n) (ids id[slot[t]]),

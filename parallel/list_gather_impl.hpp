@@ -18,8 +18,8 @@ namespace boids::list_detail {
 namespace {
 
 template <class P, class Real, int D, WrapMode WM>
-int gather_visible(const GatherInput<Real>& in, std::uint32_t i, const CandidateRun<Real>* runs,
-                   int nr, const GatherOut<Real>& out) {
+int gather_visible(const GatherInput<Real>& in, std::uint32_t i, const GatherSource<Real>& src,
+                   const CandidateRun<Real>* runs, int nr, const GatherOut<Real>& out) {
   using B = typename P::B;
   constexpr int W = P::W;
   static_assert(W <= int(kGatherSlack), "a compacting store writes W elements");
@@ -56,7 +56,7 @@ int gather_visible(const GatherInput<Real>& in, std::uint32_t i, const Candidate
     for (std::uint32_t q = b; q < e; q += W) {
       B d[4];
       for (int c = 0; c < D; ++c) {
-        B x = P::loadu(in.p[c] + q) - pv[c];
+        B x = P::loadu(src.p[c] + q) - pv[c];
         if constexpr (WM == WrapMode::shift) {
           x = (x - sa[c]) + sb[c];
         } else if constexpr (WM == WrapMode::min_image) {
@@ -77,9 +77,9 @@ int gather_visible(const GatherInput<Real>& in, std::uint32_t i, const Candidate
       // The run's end and the boid itself, without a branch (most runs are one short batch).
       const std::uint32_t left = e - q < std::uint32_t(W) ? e - q : std::uint32_t(W);
       std::uint64_t bits = P::bits(m) & ((std::uint64_t(2) << (left - 1)) - 1u);
-      const std::uint32_t self = i - q;
+      const std::uint32_t self = src.self - q;
       bits &= ~((self < std::uint32_t(W) ? std::uint64_t(1) : std::uint64_t(0)) << (self & 63u));
-      P::template compress<D + 1>(bits, d, dst, out.slot, n, q);
+      P::template compress<D + 1>(bits, d, dst, out.slot, n, q, src.slot);
       n += std::popcount(bits);
     }
   }

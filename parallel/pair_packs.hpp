@@ -3,8 +3,9 @@
 // xsimd pack of one architecture, which its unit's -m flags enable (parallel/CMakeLists.txt).
 // In an anonymous namespace: every unit keeps its own copy.
 //
-// compress<N>(bits, x, dst, slot, n, base) left-packs the lanes of bits: for the t-th set bit
-// l, dst[a][n + t] = lane l of x[a] (a < N) and slot[n + t] = base + l. It writes W elements
+// compress<N>(bits, x, dst, slot, n, base, from) left-packs the lanes of bits: for the t-th set
+// bit l, dst[a][n + t] = lane l of x[a] (a < N) and slot[n + t] = base + l, or from[base + l]
+// when `from` is not null (readable W - 1 past). It writes W elements
 // from n in every array (the ones past n + popcount(bits) are scratch) and has no
 // data-dependent branch.
 #pragma once
@@ -39,9 +40,9 @@ struct ScalarPairPack {
   static std::uint64_t bits(M m) { return m ? 1u : 0u; }
   template <int N>
   static void compress(std::uint64_t, const B* x, Real* const* dst, std::uint32_t* slot, int n,
-                       std::uint32_t base) {
+                       std::uint32_t base, const std::uint32_t* from) {
     for (int a = 0; a < N; ++a) dst[a][n] = x[a];
-    slot[n] = base;
+    slot[n] = from ? from[base] : base;
   }
 };
 
@@ -92,7 +93,7 @@ struct SimdPairPacks {
     }
     template <int N>
     static void compress(std::uint64_t bits, const B* x, Real* const* dst, std::uint32_t* slot,
-                         int n, std::uint32_t base) {
+                         int n, std::uint32_t base, const std::uint32_t* from) {
 #ifdef __AVX2__
       using R = typename B::register_type;
       if constexpr (std::is_same_v<R, __m256>) {
@@ -100,8 +101,11 @@ struct SimdPairPacks {
             _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)(kCompressLut[bits & 255u])));
         for (int a = 0; a < N; ++a)
           _mm256_storeu_ps(dst[a] + n, _mm256_permutevar8x32_ps(x[a], idx));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(slot + n),
-                            _mm256_add_epi32(idx, _mm256_set1_epi32(int(base))));
+        const __m256i s =
+            from ? _mm256_permutevar8x32_epi32(
+                       _mm256_loadu_si256(reinterpret_cast<const __m256i*>(from + base)), idx)
+                 : _mm256_add_epi32(idx, _mm256_set1_epi32(int(base)));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(slot + n), s);
         return;
       } else if constexpr (std::is_same_v<R, __m256d>) {
         const __m128i idx4 =
@@ -113,8 +117,13 @@ struct SimdPairPacks {
         for (int a = 0; a < N; ++a)
           _mm256_storeu_pd(dst[a] + n,
                            _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(x[a]), idx)));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(slot + n),
-                         _mm_add_epi32(idx4, _mm_set1_epi32(int(base))));
+        const __m128i s = from ? _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(
+                                     _mm256_castsi128_si256(_mm_loadu_si128(
+                                         reinterpret_cast<const __m128i*>(from + base))),
+                                     _mm256_cvtepu8_epi32(
+                                         _mm_cvtsi64_si128((long long)(kCompressLut[bits & 15u])))))
+                               : _mm_add_epi32(idx4, _mm_set1_epi32(int(base)));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(slot + n), s);
         return;
       }
 #endif
@@ -123,7 +132,7 @@ struct SimdPairPacks {
       int at = n;
       for (int l = 0; l < W; ++l) {
         for (int a = 0; a < N; ++a) dst[a][at] = lane[a][l];
-        slot[at] = base + std::uint32_t(l);
+        slot[at] = from ? from[base + std::uint32_t(l)] : base + std::uint32_t(l);
         at += int(bits >> l & 1u);
       }
     }
