@@ -55,11 +55,16 @@ struct GatherSource {
 
 /// Writes the visible candidates of boid i among the runs of `src` (every candidate but self
 /// within the radius and, for a moving boid with a view cone, inside it) to `out` in run
-/// order and returns their number.
+/// order and returns their number. With k > 0 (at most kGatherMaxK; topological) the list is
+/// pruned as it grows: only candidates not farther than the k-th nearest of those found so far
+/// stay (ties included), a superset of the k nearest by (|d|^2, id).
 template <class Real>
 using GatherFn = int (*)(const GatherInput<Real>& in, std::uint32_t i,
                          const GatherSource<Real>& src, const CandidateRun<Real>* runs, int nr,
-                         const GatherOut<Real>& out);
+                         int k, const GatherOut<Real>& out);
+
+/// Largest k the gather prunes for.
+inline constexpr int kGatherMaxK = 12;
 
 /// Topological steps 2-3 (core/neighbour_list.hpp) for a gather of n <= N candidates
 /// (N = 8 or 16): the min(n, k) smallest by (|d|^2, id) among dist2[0 .. n) (ids id[slot[t]]),

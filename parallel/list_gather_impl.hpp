@@ -17,9 +17,41 @@
 namespace boids::list_detail {
 namespace {
 
+// More candidates than this in the list: prune it to those not farther than its k-th nearest.
+inline constexpr int kPruneAbove = 16;
+
+// Keeps the list's candidates with |d|^2 <= the k-th smallest |d|^2 among them, in order, and
+// returns that bound. The k nearest of all the boid's candidates are among those kept (a
+// subset's k-th smallest is not below the whole set's), ties at the bound included, so
+// the final selection by (|d|^2, id) is unchanged. k <= kMaxPruneK.
+inline constexpr int kMaxPruneK = kGatherMaxK;
+template <class Real, int D>
+Real prune(const GatherOut<Real>& out, int& n, int k) {
+  Real best[kMaxPruneK] = {};  // the k smallest so far, ascending
+  int c = 0;
+  for (int t = 0; t < n; ++t) {
+    const Real x = out.dist2[t];
+    if (c == k && !(x < best[k - 1])) continue;
+    int at = c < k ? c : k - 1;
+    for (; at > 0 && x < best[at - 1]; --at) best[at] = best[at - 1];
+    best[at] = x;
+    if (c < k) ++c;
+  }
+  const Real bound = best[k - 1];
+  int w = 0;
+  for (int t = 0; t < n; ++t) {
+    for (int a = 0; a < D; ++a) out.d[a][w] = out.d[a][t];
+    out.dist2[w] = out.dist2[t];
+    out.slot[w] = out.slot[t];
+    w += int(out.dist2[t] <= bound);
+  }
+  n = w;
+  return bound;
+}
+
 template <class P, class Real, int D, WrapMode WM>
 int gather_visible(const GatherInput<Real>& in, std::uint32_t i, const GatherSource<Real>& src,
-                   const CandidateRun<Real>* runs, int nr, const GatherOut<Real>& out) {
+                   const CandidateRun<Real>* runs, int nr, int k, const GatherOut<Real>& out) {
   using B = typename P::B;
   constexpr int W = P::W;
   static_assert(W <= int(kGatherSlack), "a compacting store writes W elements");
@@ -34,6 +66,7 @@ int gather_visible(const GatherInput<Real>& in, std::uint32_t i, const GatherSou
   const Real vi_len = std::sqrt(vi2);
   const bool cone = !in.full_view && vi_len > Real(0);
   const B r2 = P::splat(in.radius2);
+  B bound = r2;  // with k: a candidate farther than the k-th nearest so far cannot be taken
   const B vlen = P::splat(vi_len), cosv = P::splat(in.cos_half_view);
   [[maybe_unused]] const B size = P::splat(in.size), inv = P::splat(in.inv_size);
   const B zero = P::splat(Real(0));
@@ -68,7 +101,7 @@ int gather_visible(const GatherInput<Real>& in, std::uint32_t i, const GatherSou
       B d2 = d[0] * d[0];
       for (int c = 1; c < D; ++c) d2 = d2 + d[c] * d[c];
       d[D] = d2;
-      auto m = d2 < r2;
+      auto m = P::and_(d2 < r2, d2 <= bound);
       if (cone) {  // nlist::offer's view test: (sqrt(d2) * |v_i|) * cos
         B dot = d[0] * vv[0];
         for (int c = 1; c < D; ++c) dot = dot + d[c] * vv[c];
@@ -81,8 +114,10 @@ int gather_visible(const GatherInput<Real>& in, std::uint32_t i, const GatherSou
       bits &= ~((self < std::uint32_t(W) ? std::uint64_t(1) : std::uint64_t(0)) << (self & 63u));
       P::template compress<D + 1>(bits, d, dst, out.slot, n, q, src.slot);
       n += std::popcount(bits);
+      if (k && n > kPruneAbove) bound = P::splat(prune<Real, D>(out, n, k));
     }
   }
+  if (k && n > kPruneAbove) prune<Real, D>(out, n, k);
   return n;
 }
 

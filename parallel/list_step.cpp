@@ -219,6 +219,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
   // in SIMD batches where finish_boid is the plain one (no behaviours), as the metric rule's.
   // The couzin profile: the neighbour list through nlist::finish_from_list.
   const bool topo = !m.list.couzin && m.list.topo_k > 0;
+  const int prune_k = topo && m.list.topo_k <= list_detail::kGatherMaxK ? m.list.topo_k : 0;
   KindParams<Real> kp_seen = m.kind[0];
   kp_seen.full_view = true;
   list_detail::GatherInput<Real> gin;
@@ -295,7 +296,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
         }
         for (std::uint32_t i = first; i < last; ++i) {
           src.self = src.slot ? rc.own_at[std::size_t(x + rc.rx)] + (i - first) : i;
-          const int n = gather(gin, i, src, runs, nr, go);
+          const int n = gather(gin, i, src, runs, nr, prune_k, go);
           if (topo) {
             sums[i - row_first] = topo_sums<Real, D>(kp_seen, in, i, go, n, m.list.topo_k, order_fn,
                                                      pick, ids, by_id);
