@@ -10,10 +10,11 @@
 // With WrapMode::shift the minimum image is the run's image shift: for every candidate within
 // the radius it is the same operation on the same operands ((d - size) + 0, (d - 0) + size or
 // (d - 0) + 0), since such a candidate of a run shifted by -size has d / size > 1 - r / size
-// >= 2/3, and one of an unshifted run |d| < r <= size / 3 (at least 2 * reach + 1 cells of at
-// least r / reach per axis); a candidate whose run image is not its minimum image is at
-// least r away in that one too. So the list is the one nlist::gather makes from the same
-// slots, in run order, on every instruction set.
+// >= 3/5, and one of an unshifted run |d| < r <= 2 size / 5 (at least 2 * reach + 1 cells of
+// at least r / reach per axis, reach <= 2); a candidate whose run image is not its minimum
+// image is at least r away in that one too. So the list holds the candidates nlist::gather keeps
+// from the same slots, with the same d and |d|^2, on every instruction set (in the source's order,
+// which the selection by (|d|^2, id) and the id order of the sums do not depend on).
 #pragma once
 
 #include <cstdint>
