@@ -9,8 +9,9 @@
 //   3. order      : the kept neighbours sorted by id, then summed in that order.
 //
 // A boid's result is therefore a function of the state alone, not of the engine's visiting
-// order: naive and grid give bit-identical steps, for any thread count (the path is scalar,
-// so also for any BOIDS_MAX_ISA). docs/profiles.md has the rules.
+// order: naive and grid give bit-identical steps, for any thread count, and for any
+// BOIDS_MAX_ISA (the grid engine's per-ISA gather, parallel/list_gather.hpp, computes offer's
+// d, |d|^2 and view test with the same operations). docs/profiles.md has the rules.
 #pragma once
 
 #include <algorithm>
@@ -63,9 +64,9 @@ inline void offer(const ModelParams<Real>& m, const KindParams<Real>& kp, const 
   out.push_back(nb);
 }
 
-/// Topological k up to which the grid engine keeps the k nearest while gathering
-/// (parallel/list_gather.hpp); beyond it an insertion costs more than the partial sort of
-/// select().
+/// Topological k up to which the grid engine picks the k nearest of a long candidate list by
+/// insertion into a sorted array (parallel/list_step.cpp); beyond it an insertion costs more
+/// than the partial sort of select().
 inline constexpr std::int32_t kMaxKBest = 32;
 
 /// Steps 2-3: keeps the topo_k nearest (all when topo_k = 0) and sorts them by id.

@@ -1,4 +1,4 @@
-// Run-time choice of the topological gather's instruction set (dispatched_isa in
+// Run-time choice of the neighbour-list gather's instruction set (dispatched_isa in
 // core/kernels.cpp, capped by BOIDS_MAX_ISA).
 #include "parallel/list_gather.hpp"
 
@@ -31,20 +31,35 @@ const GatherTables& gather_tables() {
 }  // namespace
 
 template <class Real>
-GatherFn<Real> select_gather_fn(int dims, bool wrap) {
+GatherFn<Real> select_gather_fn(int dims, WrapMode wrap) {
   const GatherTables& t = gather_tables();
   // A table left empty (an instruction set this build has no unit for): the next lower one.
   for (int i = int(dispatched_isa(true));; --i) {
     GatherFn<Real> k;
     if constexpr (sizeof(Real) == 4)
-      k = t.f[i].fn[dims == 2 ? 0 : 1][wrap ? 1 : 0];
+      k = t.f[i].fn[dims == 2 ? 0 : 1][int(wrap)];
     else
-      k = t.d[i].fn[dims == 2 ? 0 : 1][wrap ? 1 : 0];
+      k = t.d[i].fn[dims == 2 ? 0 : 1][int(wrap)];
     if (k || i == 0) return k;
   }
 }
 
-template GatherFn<float> select_gather_fn<float>(int, bool);
-template GatherFn<double> select_gather_fn<double>(int, bool);
+template <class Real>
+OrderFn<Real> select_order_fn(bool small) {
+  const GatherTables& t = gather_tables();
+  for (int i = int(dispatched_isa(true));; --i) {
+    OrderFn<Real> k;
+    if constexpr (sizeof(Real) == 4)
+      k = t.f[i].order[small ? 0 : 1];
+    else
+      k = t.d[i].order[small ? 0 : 1];
+    if (k || i == 0) return k;
+  }
+}
+
+template OrderFn<float> select_order_fn<float>(bool);
+template OrderFn<double> select_order_fn<double>(bool);
+template GatherFn<float> select_gather_fn<float>(int, WrapMode);
+template GatherFn<double> select_gather_fn<double>(int, WrapMode);
 
 }  // namespace boids::list_detail

@@ -1,20 +1,25 @@
-// The grid engine's topological gather (parallel/list_step.cpp) compiled once per instruction
-// set, like the metrics pair pass (parallel/metrics_pairs.hpp) and chosen the same way
-// (dispatched_isa, BOIDS_MAX_ISA): the k nearest visible candidates of one boid by
-// (|d|^2, id), from the cell's stencil runs.
+// The grid engine's neighbour-list gather (parallel/list_step.cpp) compiled once per
+// instruction set, like the metrics pair pass (parallel/metrics_pairs.hpp) and chosen the same
+// way (dispatched_isa, BOIDS_MAX_ISA): the visible candidates of one boid among the cell's
+// stencil runs, compacted into arrays.
 //
-// Each batch of W candidates gives W squared distances with nlist::offer's arithmetic (d = p_j
-// - p_i, the per-pair minimum image under wrap, |d|^2 summed in component order); only the
-// lanes within the radius and not farther than the current k-th nearest leave the batch, as
-// bits of a mask, for the view test and the insertion into a sorted array of k. So most of
-// the stencil costs a few vector operations. The set kept is the k smallest (|d|^2, id) among
-// the visible candidates, the same as nlist::select on the full list, on every path.
+// Each batch of W candidates gives W displacements and squared distances with nlist::offer's
+// arithmetic (d = p_j - p_i, the per-pair minimum image under wrap, |d|^2 summed in component
+// order, the same view test), and the lanes that pass are left-packed into the output with no
+// data-dependent branch (a permutation from a table on AVX2, a fixed-count loop elsewhere).
+// With WrapMode::shift the minimum image is the run's image shift: for every candidate within
+// the radius it is the same operation on the same operands ((d - size) + 0, (d - 0) + size or
+// (d - 0) + 0), since such a candidate of a run shifted by -size has d / size > 1 - r / size
+// >= 3/5, and one of an unshifted run |d| < r <= 2 size / 5 (at least 2 * reach + 1 cells of
+// at least r / reach per axis, reach <= 2); a candidate whose run image is not its minimum
+// image is at least r away in that one too. So the list holds the candidates nlist::gather keeps
+// from the same slots, with the same d and |d|^2, on every instruction set (in the source's order,
+// which the selection by (|d|^2, id) and the id order of the sums do not depend on).
 #pragma once
 
 #include <cstdint>
 
 #include "core/kernels.hpp"
-#include "core/neighbour_list.hpp"
 
 namespace boids::list_detail {
 
@@ -23,30 +28,71 @@ template <class Real>
 struct GatherInput {
   const Real* p[3] = {nullptr, nullptr, nullptr};  ///< readable kPadElems - 1 past the end
   const Real* v[3] = {nullptr, nullptr, nullptr};
-  const std::uint32_t* id = nullptr;
   Real size = 0, inv_size = 0, radius2 = 0, cos_half_view = 0;
   bool full_view = true;
 };
 
-/// Fills best[0 .. *count) with the at most k nearest visible candidates of boid i among the
-/// runs, sorted by (|d|^2, id).
+/// Where the gather writes: the visible candidates' d (D arrays), |d|^2 and slot. Each array
+/// needs room for the runs' total length plus kGatherSlack.
 template <class Real>
-using GatherFn = void (*)(const GatherInput<Real>& in, std::uint32_t i,
-                          const CandidateRun<Real>* runs, int nr, int k,
-                          nlist::Neighbour<Real>* best, int* count);
+struct GatherOut {
+  Real* d[3] = {nullptr, nullptr, nullptr};
+  Real* dist2 = nullptr;
+  std::uint32_t* slot = nullptr;
+};
 
-/// Per-ISA tables: [dims - 2][wrap].
+/// Elements a compacting store may write past the last kept candidate.
+inline constexpr std::uint32_t kGatherSlack = 64;
+
+/// Where the candidates' positions are: the step's store (slot = index; self = i) or a row's
+/// copy of its stencil (list_step.cpp), with each element's slot and the index of boid i's
+/// own copy. Readable W - 1 elements past every run's end.
+template <class Real>
+struct GatherSource {
+  const Real* p[3] = {nullptr, nullptr, nullptr};
+  const std::uint32_t* slot = nullptr;  ///< nullptr: the index is the slot
+  std::uint32_t self = 0;               ///< index of boid i, never a candidate
+};
+
+/// Writes the visible candidates of boid i among the runs of `src` (every candidate but self
+/// within the radius and, for a moving boid with a view cone, inside it) to `out` in run
+/// order and returns their number. With k > 0 (at most kGatherMaxK; topological) the list is
+/// pruned as it grows: only candidates not farther than the k-th nearest of those found so far
+/// stay (ties included), a superset of the k nearest by (|d|^2, id).
+template <class Real>
+using GatherFn = int (*)(const GatherInput<Real>& in, std::uint32_t i,
+                         const GatherSource<Real>& src, const CandidateRun<Real>* runs, int nr,
+                         int k, const GatherOut<Real>& out);
+
+/// Largest k the gather prunes for.
+inline constexpr int kGatherMaxK = 12;
+
+/// Topological steps 2-3 (core/neighbour_list.hpp) for a gather of n <= N candidates
+/// (N = 8 or 16): the min(n, k) smallest by (|d|^2, id) among dist2[0 .. n) (ids id[slot[t]]),
+/// written to order[] as indices into the gather's arrays in increasing id order. Returns
+/// min(n, k). Every element's rank is counted over all N (padded) places: no data-dependent
+/// branch, and the same set and order as nlist::select.
+template <class Real>
+using OrderFn = int (*)(const Real* dist2, const std::uint32_t* slot, const std::uint32_t* id,
+                        int n, int k, std::uint32_t* order);
+
+/// Per-ISA tables: gathers [dims - 2][wrap mode]; orders for N = 8 and 16.
 template <class Real>
 struct GatherTable {
-  GatherFn<Real> fn[2][2] = {};
+  GatherFn<Real> fn[2][3] = {};
+  OrderFn<Real> order[2] = {};
 };
 void list_gather_scalar(GatherTable<float>& f, GatherTable<double>& d);
 void list_gather_sse42(GatherTable<float>& f, GatherTable<double>& d);
 void list_gather_avx2(GatherTable<float>& f, GatherTable<double>& d);
 void list_gather_avx512(GatherTable<float>& f, GatherTable<double>& d);
 
-/// The gather for dispatched_isa(), a dimension and whether the box wraps.
+/// The gather for dispatched_isa(), a dimension and the grid's wrap mode.
 template <class Real>
-GatherFn<Real> select_gather_fn(int dims, bool wrap);
+GatherFn<Real> select_gather_fn(int dims, WrapMode wrap);
+
+/// The OrderFn for dispatched_isa() and N = 8 (small = true) or 16.
+template <class Real>
+OrderFn<Real> select_order_fn(bool small);
 
 }  // namespace boids::list_detail

@@ -1,4 +1,4 @@
-// The topological gather (parallel/list_gather.hpp) over a pack P (Real or an xsimd batch;
+// The neighbour-list gather (parallel/list_gather.hpp) over a pack P (Real or an xsimd batch;
 // parallel/pair_packs.hpp). Included by list_gather_<isa>.cpp only; everything here is in an
 // anonymous namespace, so each ISA's unit keeps its own copy.
 #pragma once
@@ -8,42 +8,91 @@
 #include <cstdint>
 #include <limits>
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 #include "parallel/list_gather.hpp"
 
 namespace boids::list_detail {
 namespace {
 
-template <class P, class Real, int D, bool Wrap>
-void gather_k(const GatherInput<Real>& in, std::uint32_t i, const CandidateRun<Real>* runs, int nr,
-              int k, nlist::Neighbour<Real>* best, int* count) {
+// More candidates than this in the list: prune it to those not farther than its k-th nearest.
+inline constexpr int kPruneAbove = 16;
+
+// Keeps the list's candidates with |d|^2 <= the k-th smallest |d|^2 among them, in order, and
+// returns that bound. The k nearest of all the boid's candidates are among those kept (a
+// subset's k-th smallest is not below the whole set's), ties at the bound included, so
+// the final selection by (|d|^2, id) is unchanged. k <= kMaxPruneK.
+inline constexpr int kMaxPruneK = kGatherMaxK;
+template <class Real, int D>
+Real prune(const GatherOut<Real>& out, int& n, int k) {
+  Real best[kMaxPruneK] = {};  // the k smallest so far, ascending
+  int c = 0;
+  for (int t = 0; t < n; ++t) {
+    const Real x = out.dist2[t];
+    if (c == k && !(x < best[k - 1])) continue;
+    int at = c < k ? c : k - 1;
+    for (; at > 0 && x < best[at - 1]; --at) best[at] = best[at - 1];
+    best[at] = x;
+    if (c < k) ++c;
+  }
+  const Real bound = best[k - 1];
+  int w = 0;
+  for (int t = 0; t < n; ++t) {
+    for (int a = 0; a < D; ++a) out.d[a][w] = out.d[a][t];
+    out.dist2[w] = out.dist2[t];
+    out.slot[w] = out.slot[t];
+    w += int(out.dist2[t] <= bound);
+  }
+  n = w;
+  return bound;
+}
+
+template <class P, class Real, int D, WrapMode WM>
+int gather_visible(const GatherInput<Real>& in, std::uint32_t i, const GatherSource<Real>& src,
+                   const CandidateRun<Real>* runs, int nr, int k, const GatherOut<Real>& out) {
   using B = typename P::B;
   constexpr int W = P::W;
-  Real pi[3] = {0, 0, 0}, vi[3] = {0, 0, 0}, vi2 = 0;
-  B pv[3];
+  static_assert(W <= int(kGatherSlack), "a compacting store writes W elements");
+  Real vi[3] = {0, 0, 0}, vi2 = 0;
+  B pv[3], vv[3];
   for (int c = 0; c < D; ++c) {
-    pi[c] = in.p[c][i];
     vi[c] = in.v[c][i];
     vi2 += vi[c] * vi[c];
-    pv[c] = P::splat(pi[c]);
+    pv[c] = P::splat(in.p[c][i]);
+    vv[c] = P::splat(vi[c]);
   }
   const Real vi_len = std::sqrt(vi2);
   const bool cone = !in.full_view && vi_len > Real(0);
-  const B inf = P::splat(std::numeric_limits<Real>::infinity());
   const B r2 = P::splat(in.radius2);
+  B bound = r2;  // with k: a candidate farther than the k-th nearest so far cannot be taken
+  const B vlen = P::splat(vi_len), cosv = P::splat(in.cos_half_view);
   [[maybe_unused]] const B size = P::splat(in.size), inv = P::splat(in.inv_size);
-  [[maybe_unused]] const B zero = P::splat(Real(0)), half = P::splat(Real(0.5));
+  const B zero = P::splat(Real(0));
+  [[maybe_unused]] const B half = P::splat(Real(0.5));
+  Real* dst[D + 1];
+  for (int c = 0; c < D; ++c) dst[c] = out.d[c];
+  dst[D] = out.dist2;
   int n = 0;
-  Real bound = in.radius2;  // a candidate must have |d|^2 <= bound (and < r^2)
-  B boundv = P::splat(bound);
-  alignas(64) Real lane[3][W > 1 ? W : 1];
-  alignas(64) Real lane2[W > 1 ? W : 1];
   for (int r = 0; r < nr; ++r) {
     const std::uint32_t b = runs[r].begin, e = runs[r].end;
-    for (std::uint32_t q = b; q < e; q += W) {
-      B d[3];
+    // nlist::offer's minimum image as (d - a) + b: per pair, or per run (WrapMode::shift,
+    // list_gather.hpp).
+    [[maybe_unused]] B sa[3], sb[3];
+    if constexpr (WM == WrapMode::shift) {
       for (int c = 0; c < D; ++c) {
-        B x = P::loadu(in.p[c] + q) - pv[c];
-        if constexpr (Wrap) {  // nlist::offer's minimum image, branch-free
+        sa[c] = runs[r].shift[c] < Real(0) ? size : zero;
+        sb[c] = runs[r].shift[c] > Real(0) ? size : zero;
+      }
+    }
+    for (std::uint32_t q = b; q < e; q += W) {
+      B d[4];
+      for (int c = 0; c < D; ++c) {
+        B x = P::loadu(src.p[c] + q) - pv[c];
+        if constexpr (WM == WrapMode::shift) {
+          x = (x - sa[c]) + sb[c];
+        } else if constexpr (WM == WrapMode::min_image) {
           const B t = x * inv;
           x = (x - P::select(t > half, size, zero)) + P::select(t < -half, size, zero);
         }
@@ -51,58 +100,131 @@ void gather_k(const GatherInput<Real>& in, std::uint32_t i, const CandidateRun<R
       }
       B d2 = d[0] * d[0];
       for (int c = 1; c < D; ++c) d2 = d2 + d[c] * d[c];
-      if (e - q < std::uint32_t(W)) d2 = P::select(P::lane_lt(int(e - q)), d2, inf);
-      std::uint64_t m = P::bits(P::and_(d2 <= boundv, d2 < r2));
-      if (i >= q && i - q < std::uint32_t(W)) m &= ~(std::uint64_t(1) << (i - q));
-      if (!m) continue;
-      if constexpr (W == 1) {
-        lane2[0] = d2;
-        for (int c = 0; c < D; ++c) lane[c][0] = d[c];
-      } else {
-        d2.store_aligned(lane2);
-        for (int c = 0; c < D; ++c) d[c].store_aligned(lane[c]);
+      d[D] = d2;
+      auto m = P::and_(d2 < r2, d2 <= bound);
+      if (cone) {  // nlist::offer's view test: (sqrt(d2) * |v_i|) * cos
+        B dot = d[0] * vv[0];
+        for (int c = 1; c < D; ++c) dot = dot + d[c] * vv[c];
+        m = P::and_(m, dot >= P::sqrt(d2) * vlen * cosv);
       }
-      for (; m; m &= m - 1) {
-        const int l = std::countr_zero(m);
-        const Real dist2 = lane2[l];
-        if (!(dist2 <= bound)) continue;  // the bound may have tightened within this batch
-        const std::uint32_t j = q + std::uint32_t(l);
-        const std::uint32_t id = in.id[j];
-        if (n == k && dist2 == bound && id > best[k - 1].id) continue;
-        if (cone) {
-          Real dot = 0;  // nlist::offer's view test
-          for (int c = 0; c < D; ++c) dot += lane[c][l] * vi[c];
-          if (!(dot >= std::sqrt(dist2) * vi_len * in.cos_half_view)) continue;
-        }
-        // Insert into best[0 .. n), sorted by (|d|^2, id), dropping the k-th when full.
-        int at = n < k ? n : k - 1;
-        while (at > 0 && (dist2 < best[at - 1].dist2 ||
-                          (dist2 == best[at - 1].dist2 && id < best[at - 1].id))) {
-          best[at] = best[at - 1];
-          --at;
-        }
-        nlist::Neighbour<Real>& nb = best[at];
-        for (int c = 0; c < 3; ++c) nb.d[c] = c < D ? lane[c][l] : Real(0);
-        nb.dist2 = dist2;
-        nb.id = id;
-        nb.slot = j;
-        if (n < k) ++n;
-        if (n == k) {
-          bound = best[k - 1].dist2 < in.radius2 ? best[k - 1].dist2 : in.radius2;
-          boundv = P::splat(bound);
-        }
-      }
+      // The run's end and the boid itself, without a branch (most runs are one short batch).
+      const std::uint32_t left = e - q < std::uint32_t(W) ? e - q : std::uint32_t(W);
+      std::uint64_t bits = P::bits(m) & ((std::uint64_t(2) << (left - 1)) - 1u);
+      const std::uint32_t self = src.self - q;
+      bits &= ~((self < std::uint32_t(W) ? std::uint64_t(1) : std::uint64_t(0)) << (self & 63u));
+      P::template compress<D + 1>(bits, d, dst, out.slot, n, q, src.slot);
+      n += std::popcount(bits);
+      if (k && n > kPruneAbove) bound = P::splat(prune<Real, D>(out, n, k));
     }
   }
-  *count = n;
+  if (k && n > kPruneAbove) prune<Real, D>(out, n, k);
+  return n;
 }
+
+template <class Real, int N>
+int order_small(const Real* dist2, const std::uint32_t* slot, const std::uint32_t* id, int n, int k,
+                std::uint32_t* order) {
+  alignas(64) Real td[N];
+  alignas(64) std::uint32_t ti[N];
+  alignas(64) std::uint32_t in[N];  // 1: among the k nearest
+  for (int t = 0; t < n; ++t) {
+    td[t] = dist2[t];
+    ti[t] = id[slot[t]];
+  }
+  for (int t = n; t < N; ++t) {  // padding: after every candidate, never taken
+    td[t] = std::numeric_limits<Real>::infinity();
+    ti[t] = std::numeric_limits<std::uint32_t>::max();
+  }
+  if (n > k) {
+    for (int t = 0; t < N; ++t) {
+      std::uint32_t rank = 0;  // candidates before t in (|d|^2, id) order
+      for (int u = 0; u < N; ++u)
+        rank += std::uint32_t(td[u] < td[t]) |
+                (std::uint32_t(td[u] == td[t]) & std::uint32_t(ti[u] < ti[t]));
+      in[t] = std::uint32_t(rank < std::uint32_t(k));
+    }
+  } else {
+    for (int t = 0; t < N; ++t) in[t] = std::uint32_t(t < n);
+  }
+  std::uint32_t out[2 * N];
+  for (int t = 0; t < N; ++t) {
+    std::uint32_t rank = 0;  // kept candidates with a smaller id
+    for (int u = 0; u < N; ++u) rank += in[u] & std::uint32_t(ti[u] < ti[t]);
+    out[in[t] ? rank : std::uint32_t(N + t)] = std::uint32_t(t);
+  }
+  const int cnt = n < k ? n : k;
+  for (int t = 0; t < cnt; ++t) order[t] = out[t];
+  return cnt;
+}
+
+#if defined(__AVX2__)
+// order_small for float on AVX2: each candidate t compared with all N at once (bit masks of
+// "u before t" by (|d|^2, id) and by id), the same counts as above.
+template <int N>
+int order_small_avx2(const float* dist2, const std::uint32_t* slot, const std::uint32_t* id, int n,
+                     int k, std::uint32_t* order) {
+  alignas(64) float td[N];
+  alignas(64) std::int32_t ti[N];  // id - 2^31: signed order = unsigned order of the ids
+  for (int t = 0; t < n; ++t) {
+    td[t] = dist2[t];
+    ti[t] = std::int32_t(id[slot[t]] ^ 0x80000000u);
+  }
+  for (int t = n; t < N; ++t) {
+    td[t] = std::numeric_limits<float>::infinity();
+    ti[t] = std::numeric_limits<std::int32_t>::max();
+  }
+  __m256 vd[N / 8];
+  __m256i vi[N / 8];
+  for (int h = 0; h < N / 8; ++h) {
+    vd[h] = _mm256_load_ps(td + 8 * h);
+    vi[h] = _mm256_load_si256(reinterpret_cast<const __m256i*>(ti + 8 * h));
+  }
+  const std::uint32_t valid = (std::uint32_t(1) << n) - 1u;  // n <= 16
+  std::uint32_t id_before[N];                                // bit u: id_u < id_t
+  std::uint32_t chosen = valid;
+  if (n > k) chosen = 0;
+  for (int t = 0; t < n; ++t) {
+    const __m256 bd = _mm256_set1_ps(td[t]);
+    const __m256i bi = _mm256_set1_epi32(ti[t]);
+    std::uint32_t before = 0, idb = 0;
+    for (int h = 0; h < N / 8; ++h) {
+      const std::uint32_t lt =
+          std::uint32_t(_mm256_movemask_ps(_mm256_cmp_ps(vd[h], bd, _CMP_LT_OQ)));
+      const std::uint32_t eq =
+          std::uint32_t(_mm256_movemask_ps(_mm256_cmp_ps(vd[h], bd, _CMP_EQ_OQ)));
+      const std::uint32_t il =
+          std::uint32_t(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(bi, vi[h]))));
+      before |= (lt | (eq & il)) << (8 * h);
+      idb |= il << (8 * h);
+    }
+    id_before[t] = idb;
+    if (n > k) chosen |= std::uint32_t(std::popcount(before & valid) < k) << t;
+  }
+  int cnt = 0;
+  for (std::uint32_t m = chosen; m; m &= m - 1, ++cnt) {
+    const int t = std::countr_zero(m);
+    order[std::popcount(id_before[t] & chosen)] = std::uint32_t(t);
+  }
+  return cnt;
+}
+#endif
 
 template <template <class> class Pk, class Real>
 void fill_gather_table(GatherTable<Real>& t) {
-  t.fn[0][0] = &gather_k<Pk<Real>, Real, 2, false>;
-  t.fn[0][1] = &gather_k<Pk<Real>, Real, 2, true>;
-  t.fn[1][0] = &gather_k<Pk<Real>, Real, 3, false>;
-  t.fn[1][1] = &gather_k<Pk<Real>, Real, 3, true>;
+  t.order[0] = &order_small<Real, 8>;
+  t.order[1] = &order_small<Real, 16>;
+#if defined(__AVX2__)
+  if constexpr (sizeof(Real) == 4) {
+    t.order[0] = &order_small_avx2<8>;
+    t.order[1] = &order_small_avx2<16>;
+  }
+#endif
+  t.fn[0][int(WrapMode::none)] = &gather_visible<Pk<Real>, Real, 2, WrapMode::none>;
+  t.fn[0][int(WrapMode::shift)] = &gather_visible<Pk<Real>, Real, 2, WrapMode::shift>;
+  t.fn[0][int(WrapMode::min_image)] = &gather_visible<Pk<Real>, Real, 2, WrapMode::min_image>;
+  t.fn[1][int(WrapMode::none)] = &gather_visible<Pk<Real>, Real, 3, WrapMode::none>;
+  t.fn[1][int(WrapMode::shift)] = &gather_visible<Pk<Real>, Real, 3, WrapMode::shift>;
+  t.fn[1][int(WrapMode::min_image)] = &gather_visible<Pk<Real>, Real, 3, WrapMode::min_image>;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "core/neighbour_list.hpp"
@@ -10,110 +11,318 @@
 namespace boids {
 namespace {
 
-// The visible candidates of boid i among the cell's stencil runs: nlist::offer's arithmetic
-// (the same d, |d|^2 and view test, so the same bits as the naive gather), with the
-// distances of a chunk of candidates computed first in a loop the compiler vectorises
-// (this file is compiled with -fno-trapping-math, parallel/CMakeLists.txt). Every slot in the
-// cells holds a kind-0 boid.
-template <class Real, int D, bool Wrap>
-void gather_runs(const ModelParams<Real>& m, const BoidStore<Real>& s, std::uint32_t i,
-                 const CandidateRun<Real>* runs, int nr, std::vector<nlist::Neighbour<Real>>& out) {
-  constexpr std::uint32_t kChunk = 64;
-  const KindParams<Real>& kp = m.kind[0];
-  Real pi[3] = {0, 0, 0}, vi[3] = {0, 0, 0}, vi2 = 0;
+// The gather's output arrays for one thread, grown to the largest stencil seen.
+template <class Real>
+struct GatherBuffers {
+  std::vector<Real> real;
+  std::vector<std::uint32_t> slot;
+  std::size_t stride = 0;
+
+  list_detail::GatherOut<Real> view(int dims, std::size_t candidates) {
+    const std::size_t need = candidates + list_detail::kGatherSlack;
+    if (need > stride) {
+      stride = std::max(need, stride + stride / 2);
+      real.resize(std::size_t(dims + 1) * stride);
+      slot.resize(stride);
+    }
+    list_detail::GatherOut<Real> o;
+    for (int c = 0; c < dims; ++c) o.d[c] = real.data() + std::size_t(c) * stride;
+    o.dist2 = real.data() + std::size_t(dims) * stride;
+    o.slot = slot.data();
+    return o;
+  }
+};
+
+// An x-row's stencil copied column by column, as the metric rule's row kernels do
+// (core/kernels_impl.hpp): positions and slots of the stencil rows' cells, x ascending, within
+// a column the stencil rows z, then y ascending. The candidates of cell x are then the one
+// contiguous range of columns [x - reach, x + reach]: a few full SIMD batches instead of one
+// short batch per run. With WrapMode::shift the cells whose stencil crosses a seam keep the
+// runs (their image shifts); so does a row whose stencil rows cross one.
+template <class Real>
+struct RowCopy {
+  std::vector<Real> p;
+  std::vector<std::uint32_t> slot, col_start, own_at;
+  std::size_t stride = 0;
+  int rx = 0;
+  bool clip_x = false;  // shift grid: only cells x in [rx, n0 - rx) are contiguous
+
+  // False when the row must use the runs.
+  bool build(const GridView<Real>& g, WrapMode mode, std::uint32_t row, int dims) {
+    const int n0 = g.n[0], n1 = g.n[1], n2 = g.n[2];
+    const int y = int(row % std::uint32_t(n1)), z = int(row / std::uint32_t(n1));
+    const bool wrap = g.wrap != WrapMode::none;
+    const bool shift = mode == WrapMode::shift;
+    rx = g.reach[0];
+    clip_x = shift;
+    std::uint32_t base[(2 * 2 + 1) * (2 * 2 + 1)];
+    bool own[(2 * 2 + 1) * (2 * 2 + 1)];
+    int nr = 0;
+    for (int dz = -g.reach[2]; dz <= g.reach[2]; ++dz) {
+      int zz = z + dz;
+      if (zz < 0 || zz >= n2) {
+        if (!wrap) continue;
+        if (shift) return false;
+        zz = zz < 0 ? zz + n2 : zz - n2;
+      }
+      for (int dy = -g.reach[1]; dy <= g.reach[1]; ++dy) {
+        int yy = y + dy;
+        if (yy < 0 || yy >= n1) {
+          if (!wrap) continue;
+          if (shift) return false;
+          yy = yy < 0 ? yy + n1 : yy - n1;
+        }
+        own[nr] = dy == 0 && dz == 0;
+        base[nr++] = std::uint32_t(n0) * std::uint32_t(yy + n1 * zz);
+      }
+    }
+    const int ncol = n0 + 2 * rx;
+    auto column = [&](int cx) {  // the grid column, or -1 for none
+      int x = cx - rx;
+      if (x < 0 || x >= n0) {
+        if (!wrap || shift) return -1;
+        x = x < 0 ? x + n0 : x - n0;
+      }
+      return x;
+    };
+    std::size_t total = 0;
+    for (int cx = 0; cx < ncol; ++cx) {
+      const int x = column(cx);
+      if (x < 0) continue;
+      for (int r = 0; r < nr; ++r)
+        total +=
+            g.cell_start[base[r] + std::uint32_t(x) + 1] - g.cell_start[base[r] + std::uint32_t(x)];
+    }
+    const std::size_t need = total + list_detail::kGatherSlack;
+    if (need > stride) {
+      stride = std::max(need, stride + stride / 2);
+      p.resize(std::size_t(dims) * stride);
+      slot.resize(stride);
+    }
+    col_start.resize(std::size_t(ncol) + 1);
+    own_at.resize(std::size_t(ncol));
+    std::uint32_t k = 0;
+    for (int cx = 0; cx < ncol; ++cx) {
+      col_start[std::size_t(cx)] = k;
+      own_at[std::size_t(cx)] = k;
+      const int x = column(cx);
+      if (x < 0) continue;
+      for (int r = 0; r < nr; ++r) {
+        const std::uint32_t b = g.cell_start[base[r] + std::uint32_t(x)];
+        const std::uint32_t e = g.cell_start[base[r] + std::uint32_t(x) + 1];
+        if (own[r]) own_at[std::size_t(cx)] = k;
+        // Whole blocks of 4: up to 3 slots past the segment are read (the store's padding)
+        // and written (the next segment's start, or the slack).
+        for (std::uint32_t j = 0; j < e - b; j += 4) {
+          for (int c = 0; c < dims; ++c) {
+            Real* dst = p.data() + std::size_t(c) * stride + k + j;
+            const Real* from = g.p[c] + b + j;
+            for (int t = 0; t < 4; ++t) dst[t] = from[t];
+          }
+          for (std::uint32_t t = 0; t < 4; ++t) slot[k + j + t] = b + j + t;
+        }
+        k += e - b;
+      }
+    }
+    col_start[std::size_t(ncol)] = k;
+    return true;
+  }
+
+  bool contiguous(int x, int n0) const { return !clip_x || (x >= rx && x + rx < n0); }
+};
+
+// Topological neighbours, steps 2-3 of core/neighbour_list.hpp on the gathered arrays, then the
+// FlockSums: the k nearest of the n visible candidates by (|d|^2, id), summed in id order by
+// accumulate_pair, exactly as nlist::finish_from_list does with the same list. `kp` is kind
+// 0's rules with the view test off: every candidate passed that very test in the gather.
+// `pick` needs room for n indices.
+template <class Real, int D>
+FlockSums<Real> topo_sums(const KindParams<Real>& kp, const BoidStore<Real>& in, std::uint32_t i,
+                          const list_detail::GatherOut<Real>& g, int n, int k,
+                          const list_detail::OrderFn<Real>* order_fn,
+                          std::vector<std::uint32_t>& pick, std::vector<std::uint32_t>& ids,
+                          std::vector<std::pair<std::uint32_t, std::uint32_t>>& by_id) {
+  const std::uint32_t* id = in.id.data();
+  std::uint32_t* pk = pick.data();
+  std::uint32_t* pid = ids.data();
+  int cnt = n;
+  if (n <= 16) {
+    cnt = order_fn[n <= 8 ? 0 : 1](g.dist2, g.slot, id, n, k, pk);
+  } else {
+    if (n <= k) {
+      for (int t = 0; t < n; ++t) {
+        pk[t] = std::uint32_t(t);
+        pid[t] = id[g.slot[t]];
+      }
+    } else if (k <= nlist::kMaxKBest) {
+      // The k smallest (|d|^2, id), kept sorted by insertion; a candidate beyond the current
+      // k-th costs one comparison.
+      Real bd[nlist::kMaxKBest];
+      int c = 0;
+      for (int t = 0; t < n; ++t) {
+        const Real d2 = g.dist2[t];
+        if (c == k && d2 > bd[k - 1]) continue;
+        const std::uint32_t it = id[g.slot[t]];
+        if (c == k && d2 == bd[k - 1] && it > pid[k - 1]) continue;
+        int at = c < k ? c : k - 1;
+        while (at > 0 && (d2 < bd[at - 1] || (d2 == bd[at - 1] && it < pid[at - 1]))) {
+          bd[at] = bd[at - 1];
+          pid[at] = pid[at - 1];
+          pk[at] = pk[at - 1];
+          --at;
+        }
+        bd[at] = d2;
+        pid[at] = it;
+        pk[at] = std::uint32_t(t);
+        if (c < k) ++c;
+      }
+      cnt = k;
+    } else {
+      for (int t = 0; t < n; ++t) pk[t] = std::uint32_t(t);
+      std::nth_element(pk, pk + (k - 1), pk + n, [&](std::uint32_t a, std::uint32_t b) {
+        const Real da = g.dist2[a], db = g.dist2[b];
+        return da < db || (da == db && id[g.slot[a]] < id[g.slot[b]]);
+      });
+      for (int t = 0; t < k; ++t) pid[t] = id[g.slot[pk[t]]];
+      cnt = k;
+    }
+    // Step 3: id order.
+    by_id.resize(std::size_t(cnt));
+    for (int t = 0; t < cnt; ++t) by_id[std::size_t(t)] = {pid[t], pk[t]};
+    std::sort(by_id.begin(), by_id.end());
+    for (int t = 0; t < cnt; ++t) pk[t] = by_id[std::size_t(t)].second;
+  }
+  const std::uint32_t* ord = pk;
+  Real vi[3] = {0, 0, 0}, vi2 = 0;
   for (int c = 0; c < D; ++c) {
-    pi[c] = s.p[c][i];
-    vi[c] = s.v[c][i];
+    vi[c] = in.v[c][i];
     vi2 += vi[c] * vi[c];
   }
   const Real vi_len = std::sqrt(vi2);
-  const bool cone = !kp.full_view && vi_len > Real(0);
-  const Real size = m.size, inv_size = m.inv_size, half = Real(0.5);
-  alignas(64) Real dd[3][kChunk];
-  alignas(64) Real d2[kChunk];
-  for (int r = 0; r < nr; ++r) {
-    for (std::uint32_t s0 = runs[r].begin; s0 < runs[r].end; s0 += kChunk) {
-      const std::uint32_t len = std::min<std::uint32_t>(kChunk, runs[r].end - s0);
-      for (int c = 0; c < D; ++c) {
-        const Real* __restrict src = s.p[c].data() + s0;
-        Real* __restrict dst = dd[c];
-        const Real pc = pi[c];
-        for (std::uint32_t q = 0; q < len; ++q) {
-          Real d = src[q] - pc;
-          if constexpr (Wrap) {
-            const Real t = d * inv_size;
-            d = (d - size * Real(t > half)) + size * Real(t < -half);
-          }
-          dst[q] = d;
-        }
-      }
-      for (std::uint32_t q = 0; q < len; ++q) {
-        Real x = 0;
-        for (int c = 0; c < D; ++c) x += dd[c][q] * dd[c][q];
-        d2[q] = x;
-      }
-      for (std::uint32_t q = 0; q < len; ++q) {
-        if (!(d2[q] < kp.radius2) || s0 + q == i) continue;
-        if (cone) {
-          Real dot = 0;
-          for (int c = 0; c < D; ++c) dot += dd[c][q] * vi[c];
-          if (!(dot >= std::sqrt(d2[q]) * vi_len * kp.cos_half_view)) continue;
-        }
-        nlist::Neighbour<Real> nb;
-        for (int c = 0; c < 3; ++c) nb.d[c] = c < D ? dd[c][q] : Real(0);
-        nb.dist2 = d2[q];
-        nb.id = s.id[s0 + q];
-        nb.slot = s0 + q;
-        out.push_back(nb);
-      }
+  FlockSums<Real> sums;
+  for (int t = 0; t < cnt; ++t) {
+    const std::uint32_t a = ord[t], j = g.slot[a];
+    Real d[3] = {0, 0, 0}, vj[3] = {0, 0, 0};
+    for (int c = 0; c < D; ++c) {
+      d[c] = g.d[c][a];
+      vj[c] = in.v[c][j];
     }
+    accumulate_pair<Real, D>(kp, d, vi, vi_len, vj, sums);
   }
+  return sums;
 }
 
 template <class Real, int D>
 void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const GridView<Real>& g,
                const BoidStore<Real>& in, BoidStore<Real>& out, Executor& ex) {
-  // Topological k up to kMaxKBest: the per-ISA gather keeps the k nearest as it goes
-  // (parallel/list_gather.hpp); beyond, every visible candidate and a partial sort.
-  const bool select_early = m.list.topo_k > 0 && m.list.topo_k <= nlist::kMaxKBest;
+  // Topological neighbours of the FlockSums models: the sums per x-row, then the row's finish
+  // in SIMD batches where finish_boid is the plain one (no behaviours), as the metric rule's.
+  // The couzin profile: the neighbour list through nlist::finish_from_list.
+  const bool topo = !m.list.couzin && m.list.topo_k > 0;
+  const int prune_k = topo && m.list.topo_k <= list_detail::kGatherMaxK ? m.list.topo_k : 0;
+  KindParams<Real> kp_seen = m.kind[0];
+  kp_seen.full_view = true;
   list_detail::GatherInput<Real> gin;
   for (int c = 0; c < D; ++c) {
     gin.p[c] = in.p[c].data();
     gin.v[c] = in.v[c].data();
   }
-  gin.id = in.id.data();
   gin.size = m.size;
   gin.inv_size = m.inv_size;
   gin.radius2 = m.kind[0].radius2;
   gin.cos_half_view = m.kind[0].cos_half_view;
   gin.full_view = m.kind[0].full_view;
-  const list_detail::GatherFn<Real> gather =
-      list_detail::select_gather_fn<Real>(D, m.boundary == Boundary::wrap);
+  const WrapMode mode = m.boundary != Boundary::wrap ? WrapMode::none
+                        : g.wrap == WrapMode::shift  ? WrapMode::shift
+                                                     : WrapMode::min_image;
+  const list_detail::GatherFn<Real> gather = list_detail::select_gather_fn<Real>(D, mode);
+  const list_detail::OrderFn<Real> order_fn[2] = {list_detail::select_order_fn<Real>(true),
+                                                  list_detail::select_order_fn<Real>(false)};
+  const FinishRow<Real> fin = topo && !ctx.beh.active
+                                  ? select_finish_row<Real>(dispatched_isa(true), D, m.boundary)
+                                  : nullptr;
+  FinishView<Real> fv;
+  if (fin) {
+    for (int c = 0; c < 3; ++c) {
+      fv.p[c] = in.p[c].data();
+      fv.v[c] = in.v[c].data();
+      fv.p_out[c] = out.p[c].data();
+      fv.v_out[c] = out.v[c].data();
+    }
+    fv.kp = m.kind[0];
+    fv.dt = m.dt;
+    fv.size = m.size;
+    fv.inv_size = m.inv_size;
+  }
   ex.parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
+    GatherBuffers<Real> buf;
+    std::vector<std::uint32_t> pick, ids;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id;
+    std::vector<FlockSums<Real>> sums;
     std::vector<nlist::Neighbour<Real>> list;
-    std::vector<nlist::Neighbour<Real>> best(select_early ? std::size_t(m.list.topo_k) : 1);
     CandidateRun<Real> runs[kMaxRuns];
+    RowCopy<Real> rc;
     for (std::size_t row = b; row < e; ++row) {
       const std::uint32_t c0 = std::uint32_t(row) * std::uint32_t(g.n[0]);
-      for (std::uint32_t cell = c0; cell < c0 + std::uint32_t(g.n[0]); ++cell) {
+      const std::uint32_t row_first = g.cell_start[c0];
+      const std::uint32_t row_last = g.cell_start[c0 + std::uint32_t(g.n[0])];
+      if (row_first == row_last) continue;
+      if (topo) sums.resize(row_last - row_first);
+      const bool copied = rc.build(g, mode, std::uint32_t(row), D);
+      for (int x = 0; x < g.n[0]; ++x) {
+        const std::uint32_t cell = c0 + std::uint32_t(x);
         const std::uint32_t first = g.cell_start[cell], last = g.cell_start[cell + 1];
         if (first == last) continue;
-        const int nr = cell_runs(g, cell, runs);
+        list_detail::GatherSource<Real> src;
+        int nr;
+        std::size_t total = 0;
+        if (copied && rc.contiguous(x, g.n[0])) {
+          for (int c = 0; c < D; ++c) src.p[c] = rc.p.data() + std::size_t(c) * rc.stride;
+          src.slot = rc.slot.data();
+          runs[0] = {rc.col_start[std::size_t(x)],
+                     rc.col_start[std::size_t(x + 2 * rc.rx + 1)],
+                     {0, 0, 0}};
+          nr = 1;
+          total = runs[0].end - runs[0].begin;
+        } else {
+          for (int c = 0; c < D; ++c) src.p[c] = in.p[c].data();
+          nr = cell_runs(g, cell, runs);
+          for (int r = 0; r < nr; ++r) total += runs[r].end - runs[r].begin;
+        }
+        const list_detail::GatherOut<Real> go = buf.view(D, total);
+        if (pick.size() < total) {
+          pick.resize(total);
+          ids.resize(total);
+        }
         for (std::uint32_t i = first; i < last; ++i) {
-          if (select_early) {
-            int found = 0;
-            gather(gin, i, runs, nr, m.list.topo_k, best.data(), &found);
-            list.assign(best.begin(), best.begin() + found);
-            nlist::finish_from_list<Real, D>(m, ctx, in, i, list, out, i);
+          src.self = src.slot ? rc.own_at[std::size_t(x + rc.rx)] + (i - first) : i;
+          const int n = gather(gin, i, src, runs, nr, prune_k, go);
+          if (topo) {
+            sums[i - row_first] = topo_sums<Real, D>(kp_seen, in, i, go, n, m.list.topo_k, order_fn,
+                                                     pick, ids, by_id);
             continue;
           }
-          list.clear();
-          if (m.boundary == Boundary::wrap)
-            gather_runs<Real, D, true>(m, in, i, runs, nr, list);
-          else
-            gather_runs<Real, D, false>(m, in, i, runs, nr, list);
+          list.resize(std::size_t(n));
+          for (int t = 0; t < n; ++t) {
+            nlist::Neighbour<Real>& nb = list[std::size_t(t)];
+            for (int c = 0; c < 3; ++c) nb.d[c] = c < D ? go.d[c][t] : Real(0);
+            nb.dist2 = go.dist2[t];
+            nb.slot = go.slot[t];
+            nb.id = in.id[nb.slot];
+          }
           nlist::finish_from_list<Real, D>(m, ctx, in, i, list, out, i);
         }
+      }
+      if (!topo) continue;
+      if (fin) {
+        fin(fv, row_first, row_last - row_first, sums.data());
+        for (std::uint32_t j = row_first; j < row_last; ++j) {
+          out.kind[j] = in.kind[j];
+          out.id[j] = in.id[j];
+        }
+      } else {
+        for (std::uint32_t j = row_first; j < row_last; ++j)
+          finish_slot<Real, D>(m, ctx, in, j, sums[j - row_first], out, j);
       }
     }
   });

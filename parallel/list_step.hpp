@@ -1,8 +1,10 @@
 // The grid engine's pass for kind 0's neighbour-list rules (topological neighbours, the
 // couzin profile; core/neighbour_list.hpp): every cell's boids gather their visible
-// candidates from the cell's stencil runs, then select, sort by id and finish. Parallel over
-// x-rows of cells; each boid's result depends on the state alone, so any thread count gives
-// the same bits, and the naive stepper's.
+// candidates from the cell's stencil (the x-row's copy of it, or the cell's runs where the
+// stencil crosses a wrap seam; parallel/list_gather.hpp), then select, sort by id and sum;
+// the topological FlockSums rows then finish in SIMD batches where finish_boid is the plain
+// one. Parallel over x-rows of cells; each boid's result depends on the state alone, so any
+// thread count gives the same bits, and the naive stepper's.
 #pragma once
 
 #include "core/kernels.hpp"

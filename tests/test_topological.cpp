@@ -189,3 +189,54 @@ TEST_CASE("topological: ties on a lattice, naive = grid for small and large k",
     CHECK(w.state_hash() != hash(boids::EngineKind::grid, 1, 1));
   }
 }
+
+TEST_CASE("topological: naive = grid on every grid layout, precision and k",
+          "[topological][parallel]") {
+  // The grid engine's gather (parallel/list_gather.hpp) takes each x-row's stencil as one copy
+  // where it can and the runs with their image shifts where the stencil crosses a wrap seam;
+  // it prunes the list beyond the k-th nearest so far for k <= 12, ranks the candidates
+  // without branches up to 16 and sorts beyond. Each layout and path against the naive
+  // stepper: reflecting and open boxes (no images), a wrapped box with 4 cells per axis
+  // (shifts) and one whose radius collapses the grid (per-pair minimum image), float and
+  // double, full view and a cone, k from 3 (pruned) to 20 (not pruned, often > 16 visible).
+  struct Case {
+    boids::Boundary b;
+    double size, radius;
+  };
+  const Case cases[] = {{boids::Boundary::reflect, 40, 8},
+                        {boids::Boundary::open, 40, 8},
+                        {boids::Boundary::wrap, 40, 9.5},
+                        {boids::Boundary::wrap, 40, 15}};
+  for (int dims : {2, 3}) {
+    for (const Case& cs : cases) {
+      for (auto prec : {boids::Precision::f32, boids::Precision::f64}) {
+        for (int k : {3, 12, 20}) {
+          const double view = k == 12 ? 250 : 360;
+          boids::WorldDef d = boids::test::tiny_def(dims, cs.size, cs.b, dims == 2 ? 300 : 900);
+          d.precision = prec;
+          d.kinds[0].rules.radius = cs.radius;
+          d.kinds[0].rules.separation_radius = 2;
+          d.kinds[0].rules.view_angle = view;
+          d.kinds[0].rules.neighbours = boids::NeighbourRule::topological;
+          d.kinds[0].rules.topological_k = k;
+          INFO("dims " << dims << " boundary " << int(cs.b) << " radius " << cs.radius << " f64 "
+                       << (prec == boids::Precision::f64) << " k " << k);
+          auto hash = [&](boids::EngineKind e, int threads) {
+            boids::WorldDef x = d;
+            x.engine = e;
+            x.threads = threads;
+            boids::World w = boids::test::create_checked(x);
+            w.step(4);
+            return w.state_hash();
+          };
+          const auto naive = hash(boids::EngineKind::naive, 1);
+          CHECK(hash(boids::EngineKind::grid, 2) == naive);
+          for (boids::Isa isa : boids::test::testable_isas()) {
+            boids::test::MaxIsaScope cap(isa);
+            CHECK(hash(boids::EngineKind::grid, 1) == naive);
+          }
+        }
+      }
+    }
+  }
+}
