@@ -84,6 +84,9 @@ struct BehaviourContext {
   // The predators (indices into `predators`) in cells at least the prey's radius wide, for
   // the prey's flee/evade look-ups; built only when kind 0 flees or evades predators.
   KindGrid<Real> predator_grid;
+  // Per slot of the store prepare_step() saw, 1 where that prey sees a predator (the grid
+  // engine, when the prey's terms are kind 0's only behaviour); empty otherwise.
+  std::vector<std::uint8_t> prey_sees;
 };
 
 inline double deg_to_rad(double deg) { return deg * 3.14159265358979323846 / 180.0; }

@@ -377,8 +377,10 @@ class GridEngine final : public EngineT<Real> {
                   p[c] = in_.p[c][j];
                   v[c] = in_.v[c][j];
                 }
-                if (beh::sees_a_predator<Real, D>(m_, m_.kind[0], ctx.beh, p, v))
-                  finish<D>(ctx, j, sums[j - first]);
+                const bool seen = ctx.beh.prey_sees.empty()
+                                      ? beh::sees_a_predator<Real, D>(m_, m_.kind[0], ctx.beh, p, v)
+                                      : ctx.beh.prey_sees[j] != 0;  // marked by prepare_step
+                if (seen) finish<D>(ctx, j, sums[j - first]);
               }
             }
           } else {
