@@ -194,6 +194,18 @@ void prepare_behaviours(const ModelParams<Real>& m, const BoidStore<Real>& s,
     b.predator_grid.build_near_lists();
   }
 
+  // The leaders in cells for the nearest-leader look-ups (follow_leader): a scan of a few
+  // leaders is cheaper than the rings of cells (core/kind_grid.hpp, nearest()).
+  bool follow = false;
+  for (int k = 0; k < kKindCount; ++k) follow |= m.kind[k].beh.follow_leader != Real(0);
+  if (follow && b.leaders.size() >= kLeaderGridMin) {
+    const auto& ls = b.leaders;
+    const double edge = double(m.size) / std::pow(double(ls.size()), 1.0 / D);
+    b.leader_grid.build(
+        D, m.boundary == Boundary::wrap, double(m.size), edge, ls.size(),
+        [&](std::size_t k, int c) { return ls[k].p[c]; }, 1.0);
+  }
+
   // Each predator's view of the prey, and the prey that see a predator: the engine's own
   // cell list finds the prey near each predator, and the SIMD scan (core/prey_scan.hpp) tests
   // them; the marks let the grid engine finish only those prey on the behaviour path.
