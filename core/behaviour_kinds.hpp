@@ -60,15 +60,31 @@ inline void follow_leader_term(const ModelParams<Real>& m, const KindParams<Real
   const SpecialAgent<Real>* best = nullptr;
   Real best2 = std::numeric_limits<Real>::infinity();
   Real best_to[3] = {0, 0, 0};
-  for (const SpecialAgent<Real>& l : bc.leaders) {
-    if (l.id == id) continue;
-    Real to[3] = {0, 0, 0};
-    offset<Real, D>(m, p, l.p, to);
-    const Real d2 = dot<Real, D>(to, to);
-    if (d2 < best2) {
-      best2 = d2;
-      best = &l;
-      for (int c = 0; c < D; ++c) best_to[c] = to[c];
+  if (bc.leader_grid.size() == bc.leaders.size() && !bc.leaders.empty()) {
+    // Many leaders: their grid gives the scan's answer (the nearest, ties to the lower id).
+    const std::size_t k = bc.leader_grid.nearest(
+        p,
+        [&](std::uint32_t j) {
+          Real to[3] = {0, 0, 0};
+          offset<Real, D>(m, p, bc.leaders[j].p, to);
+          return dot<Real, D>(to, to);
+        },
+        [&](std::uint32_t j) { return bc.leaders[j].id != id; });
+    if (k < bc.leaders.size()) {
+      best = &bc.leaders[k];
+      offset<Real, D>(m, p, best->p, best_to);
+    }
+  } else {
+    for (const SpecialAgent<Real>& l : bc.leaders) {
+      if (l.id == id) continue;
+      Real to[3] = {0, 0, 0};
+      offset<Real, D>(m, p, l.p, to);
+      const Real d2 = dot<Real, D>(to, to);
+      if (d2 < best2) {
+        best2 = d2;
+        best = &l;
+        for (int c = 0; c < D; ++c) best_to[c] = to[c];
+      }
     }
   }
   if (best) {

@@ -72,6 +72,10 @@ struct SpecialAgent {
   Real nearest_v[3] = {0, 0, 0};    // its velocity
 };
 
+/// From this many leaders on, follow_leader finds the nearest through BehaviourContext's
+/// leader_grid instead of a scan over the leaders.
+inline constexpr std::size_t kLeaderGridMin = 64;
+
 /// Per-step behaviour data, identical whatever the store's slot order.
 template <class Real>
 struct BehaviourContext {
@@ -84,6 +88,12 @@ struct BehaviourContext {
   // The predators (indices into `predators`) in cells at least the prey's radius wide, for
   // the prey's flee/evade look-ups; built only when kind 0 flees or evades predators.
   KindGrid<Real> predator_grid;
+  // The leaders (indices into `leaders`) in cells of about one leader each, for the nearest-
+  // leader look-up of follow_leader; built only when someone follows and there are many.
+  KindGrid<Real> leader_grid;
+  // Per slot of the store prepare_step() saw, 1 where that prey sees a predator (the grid
+  // engine, when the prey's terms are kind 0's only behaviour); empty otherwise.
+  std::vector<std::uint8_t> prey_sees;
 };
 
 inline double deg_to_rad(double deg) { return deg * 3.14159265358979323846 / 180.0; }

@@ -8,8 +8,10 @@
 #include <limits>
 #include <vector>
 
+#include "core/behaviour_kinds.hpp"
 #include "core/behaviour_trig.hpp"
 #include "core/model.hpp"
+#include "core/prey_scan.hpp"
 
 namespace boids {
 namespace {
@@ -70,89 +72,26 @@ void prey_view(const ModelParams<Real>& m, const BoidStore<Real>& s,
   }
 }
 
-// prey_view() over an engine's slot ranges (NearSlots): the ranges in ascending order are
-// the slots in ascending order, so the same prey are summed in the same order. A first pass
-// over each range computes every candidate's d2 with the nearest image chosen by comparison
-// (no nearbyint, so the compiler vectorises it); only candidates that pass it, a margin
-// wider than the radius, are tested exactly.
-template <class Real, int D>
-void prey_view_near(const ModelParams<Real>& m, const BoidStore<Real>& s,
-                    const NearSlots<Real>& near, SpecialAgent<Real>& a,
-                    std::vector<std::pair<std::uint32_t, std::uint32_t>>& ranges,
-                    std::vector<Real>& d2s, std::vector<std::uint32_t>& scratch_idx) {
-  const KindParams<Real>& pk = m.kind[1];
-  Real v_len = 0;
-  for (int c = 0; c < D; ++c) v_len += a.v[c] * a.v[c];
-  v_len = std::sqrt(v_len);
-  ranges.clear();
-  near(a.p, double(pk.radius), ranges);
-  std::sort(ranges.begin(), ranges.end());
-  double sum[3] = {0, 0, 0};
-  Real best2 = std::numeric_limits<Real>::infinity();
-  std::uint32_t best_id = 0;
-  const bool wrap = m.boundary == Boundary::wrap;
-  // The comparison picks the image nearbyint picks except within rounding of half the size,
-  // where |d| is about size / 2: beyond a radius below 0.4 size, so the filter then only
-  // passes what the exact test may pass. Larger radii test every candidate.
-  const bool filter = !wrap || double(pk.radius) < 0.4 * double(m.size);
-  const Real wide2 = pk.radius2 * Real(1.01);
-  const Real half = Real(0.5) * m.size, size = m.size;
-  Real ap[3] = {0, 0, 0};
-  for (int c = 0; c < D; ++c) ap[c] = a.p[c];
-  std::vector<std::uint32_t>& idx = scratch_idx;
-  std::uint32_t nidx = 0;
-  for (const auto& [begin, end] : ranges) {
-    const std::uint32_t len = end - begin;
-    if (filter) {
-      if (d2s.size() < len) d2s.resize(len);
-      if (idx.size() < len) idx.resize(len);
-      Real* out = d2s.data();
-      const Real* q[3] = {nullptr, nullptr, nullptr};
-      for (int c = 0; c < D; ++c) q[c] = s.p[c].data() + begin;
-      const Real wsize = wrap ? size : Real(0);  // branch-free, so it vectorises
-      for (std::uint32_t k = 0; k < len; ++k) {
-        Real dd = 0;
-        for (int c = 0; c < D; ++c) {
-          Real x = q[c][k] - ap[c];
-          x = x - wsize * Real(x > half) + wsize * Real(x < -half);
-          dd += x * x;
-        }
-        out[k] = dd;
-      }
-      // The candidates that pass, compacted (a predictable loop below).
-      std::uint32_t kept = 0;
-      for (std::uint32_t k = 0; k < len; ++k) {
-        idx[kept] = k;
-        kept += out[k] < wide2 ? 1u : 0u;
-      }
-      nidx = kept;
+// The agents' indices in the Z-order (Morton order) of cells `edge` wide, ties by index.
+template <class Real>
+std::vector<std::uint32_t> z_order(const std::vector<SpecialAgent<Real>>& agents, int dims,
+                                   double size, double edge) {
+  const double cells = std::clamp(std::floor(size / std::max(edge, 1e-300)), 1.0, 1023.0);
+  const double scale = cells / size;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed(agents.size());
+  for (std::size_t k = 0; k < agents.size(); ++k) {
+    std::uint64_t key = 0;
+    for (int c = 0; c < dims; ++c) {
+      const double t = std::floor(double(agents[k].p[c]) * scale);
+      const std::uint64_t x = t >= 0 ? std::uint64_t(std::min(t, cells - 1)) : 0;  // NaN: 0
+      for (int bit = 0; bit < 10; ++bit) key |= ((x >> bit) & 1u) << (3 * bit + c);
     }
-    const std::uint32_t count = filter ? nidx : len;
-    for (std::uint32_t t = 0; t < count; ++t) {
-      const std::uint32_t k = filter ? idx[t] : t;
-      const std::uint32_t i = begin + k;
-      Real d[3] = {0, 0, 0}, dist2 = 0;
-      for (int c = 0; c < D; ++c) {
-        d[c] = s.p[c][i] - a.p[c];
-        if (wrap) d[c] = min_image(d[c], m.size, m.inv_size);
-        dist2 += d[c] * d[c];
-      }
-      if (s.kind[i] != 0 || !beh::sees<Real, D>(pk, d, dist2, a.v, v_len)) continue;
-      ++a.prey;
-      for (int c = 0; c < D; ++c) sum[c] += double(d[c]);
-      if (dist2 < best2 || (dist2 == best2 && s.id[i] < best_id)) {
-        best2 = dist2;
-        best_id = s.id[i];
-        for (int c = 0; c < D; ++c) {
-          a.nearest_d[c] = d[c];
-          a.nearest_v[c] = s.v[c][i];
-        }
-      }
-    }
+    keyed[k] = {key, std::uint32_t(k)};
   }
-  if (a.prey > 0) {
-    for (int c = 0; c < D; ++c) a.prey_offset[c] = Real(sum[c] / double(a.prey));
-  }
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<std::uint32_t> order(agents.size());
+  for (std::size_t k = 0; k < agents.size(); ++k) order[k] = keyed[k].second;
+  return order;
 }
 
 }  // namespace
@@ -258,27 +197,85 @@ void prepare_behaviours(const ModelParams<Real>& m, const BoidStore<Real>& s,
     b.predator_grid.build_near_lists();
   }
 
-  // Each predator's view of the prey: the prey near it from a cell grid of kind 0 (cells at
-  // least the predator's radius wide).
+  // The leaders in cells for the nearest-leader look-ups (follow_leader): a scan of a few
+  // leaders is cheaper than the rings of cells (core/kind_grid.hpp, nearest()).
+  bool follow = false;
+  for (int k = 0; k < kKindCount; ++k) follow |= m.kind[k].beh.follow_leader != Real(0);
+  if (follow && b.leaders.size() >= kLeaderGridMin) {
+    const auto& ls = b.leaders;
+    const double edge = double(m.size) / std::pow(double(ls.size()), 1.0 / D);
+    b.leader_grid.build(
+        D, m.boundary == Boundary::wrap, double(m.size), edge, ls.size(),
+        [&](std::size_t k, int c) { return ls[k].p[c]; }, 1.0);
+  }
+
+  // Each predator's view of the prey, and the prey that see a predator: the engine's own
+  // cell list finds the prey near each predator, and the SIMD scan (core/prey_scan.hpp) tests
+  // them; the marks let the grid engine finish only those prey on the behaviour path.
   const KindParams<Real>& pk = m.kind[1];
-  if (pk.beh.chase != Real(0) && !b.predators.empty() && near) {
-    // The engine's own cell list finds the prey near each predator.
+  const bool chase = pk.beh.chase != Real(0) && !b.predators.empty();
+  const bool marks = near && !b.predators.empty() &&
+                     (b0.flee_predators != Real(0) || b0.evade_predators != Real(0)) &&
+                     beh::only_prey_terms(m, b);
+  if (near && (chase || marks)) {
+    if (marks) b.prey_sees.assign(s.n, 0);
+    const PreyScanFn<Real> scan = select_prey_scan<Real>(D, m.boundary == Boundary::wrap);
+    const KindParams<Real>& k0 = m.kind[0];
+    const double reach = std::max(chase ? double(pk.radius) : 0.0, marks ? double(k0.radius) : 0.0);
+    PreyScanArgs<Real> args;
+    for (int c = 0; c < 3; ++c) {
+      args.p[c] = s.p[c].data();
+      args.v[c] = s.v[c].data();
+    }
+    args.readable = s.p[0].size();
+    args.kind = s.kind.data();
+    args.id = s.id.data();
+    args.size = m.size;
+    args.inv_size = m.inv_size;
+    args.chase = chase;
+    args.full_view = pk.full_view;
+    args.radius2 = pk.radius2;
+    args.cos_half_view = pk.cos_half_view;
+    args.flee = marks;
+    args.prey_full_view = k0.full_view;
+    args.prey_radius2 = k0.radius2;
+    args.prey_cos_half_view = k0.cos_half_view;
+    args.seen = marks ? b.prey_sees.data() : nullptr;
+    // Each predator's view is its own (and marks are an OR): any split over threads and any
+    // order give the same bits. Near predators share prey, so they go in a Z-order of cells
+    // about the reach wide: their prey are then still in cache.
+    const std::vector<std::uint32_t> order = z_order<Real>(b.predators, D, double(m.size), reach);
     auto views = [&](std::size_t begin, std::size_t end) {
       std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
-      std::vector<Real> d2s;
-      std::vector<std::uint32_t> idx;
-      for (std::size_t k = begin; k < end; ++k) {
-        if (D == 2)
-          prey_view_near<Real, 2>(m, s, near, b.predators[k], ranges, d2s, idx);
-        else
-          prey_view_near<Real, 3>(m, s, near, b.predators[k], ranges, d2s, idx);
+      PreyScanArgs<Real> q = args;
+      for (std::size_t t = begin; t < end; ++t) {
+        SpecialAgent<Real>& a = b.predators[order[t]];
+        Real v_len = 0;
+        for (int c = 0; c < D; ++c) {
+          q.ap[c] = a.p[c];
+          q.av[c] = a.v[c];
+          v_len += a.v[c] * a.v[c];
+        }
+        q.av_len = std::sqrt(v_len);
+        ranges.clear();
+        near(a.p, reach, ranges);
+        std::sort(ranges.begin(), ranges.end());
+        PreyScanResult<Real> r;
+        scan(q, ranges.data(), ranges.size(), r);
+        if (!chase || r.prey == 0) continue;
+        a.prey = r.prey;
+        for (int c = 0; c < D; ++c) {
+          a.prey_offset[c] = Real(r.sum[c] / double(r.prey));
+          a.nearest_d[c] = r.nearest_d[c];
+          a.nearest_v[c] = s.v[c][r.best_slot];
+        }
       }
     };
     if (pfor)
       pfor(b.predators.size(), views);
     else
       views(0, b.predators.size());
-  } else if (pk.beh.chase != Real(0) && !b.predators.empty()) {
+  } else if (chase && !near) {
     std::vector<std::uint32_t> prey_slot;
     prey_slot.reserve(s.n);
     for (std::size_t i = 0; i < s.n; ++i) {

@@ -73,6 +73,68 @@ class KindGrid {
 
   std::size_t size() const { return count_; }
 
+  /// The point k with keep(k) that minimises (d2(k), k), where d2(k) is k's squared distance
+  /// from p as the caller computes it (its minimum image, within rounding of the true one);
+  /// size() when there is none. Cells are visited in growing rings (Chebyshev distance r in
+  /// cells around p's): once the best d2 found is below the nearest any unvisited cell can
+  /// be (r cell edges, less a rounding margin), no unvisited point can win or tie, so the
+  /// result is a scan's over all points with strict `<` in index order. About O(points
+  /// within the ring) when the grid has a few points per cell (the leaders' grid is built so).
+  template <class D2, class Keep>
+  std::size_t nearest(const Real* p, D2&& d2, Keep&& keep) const {
+    std::size_t best = count_;
+    Real best2 = 0;
+    if (count_ == 0) return best;
+    int x[3] = {0, 0, 0}, rmax = 0;
+    double edge = 1e300;
+    for (int c = 0; c < dims_; ++c) {
+      x[c] = int(coord(c, p[c]));
+      const int far = wrap_ ? n_[c] / 2 : std::max(x[c], n_[c] - 1 - x[c]);
+      rmax = std::max(rmax, far);
+      edge = std::min(edge, 1.0 / scale_[c]);
+    }
+    auto visit = [&](const int* o) {
+      std::uint32_t idx = 0;
+      for (int c = dims_ - 1; c >= 0; --c) {
+        int y = x[c] + o[c];
+        if (wrap_) {
+          y = ((y % n_[c]) + n_[c]) % n_[c];
+        } else if (y < 0 || y >= n_[c]) {
+          return;
+        }
+        idx = idx * std::uint32_t(n_[c]) + std::uint32_t(y);
+      }
+      for (std::uint32_t i = start_[idx]; i < start_[idx + 1]; ++i) {
+        const std::uint32_t k = items_[i];
+        if (!keep(k)) continue;
+        const Real e2 = d2(k);
+        if (best == count_ || e2 < best2 || (e2 == best2 && k < best)) {
+          best = k;
+          best2 = e2;
+        }
+      }
+    };
+    for (int r = 0; r <= rmax; ++r) {
+      if (best != count_ && r > 0) {
+        // Any unvisited point is at least (r - 1) edges away along some axis.
+        const double gap = double(r - 1) * edge;
+        if (std::sqrt(double(best2)) * (1.0 + 1e-4) + 1e-6 * edge < gap) break;
+      }
+      const int rz = dims_ == 3 ? r : 0;
+      for (int oz = -rz; oz <= rz; ++oz) {
+        for (int oy = -r; oy <= r; ++oy) {
+          const bool face = std::abs(oz) == r || std::abs(oy) == r;
+          const int step = face || r == 0 ? 1 : 2 * r;
+          for (int ox = -r; ox <= r; ox += step) {
+            const int o[3] = {ox, oy, oz};
+            visit(o);
+          }
+        }
+      }
+    }
+    return best;
+  }
+
   /// Precomputes every cell's neighbourhood list (see the top): for_near() then costs one
   /// list walk. About 3^D * size() indices of memory.
   void build_near_lists() {

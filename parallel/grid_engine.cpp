@@ -377,8 +377,10 @@ class GridEngine final : public EngineT<Real> {
                   p[c] = in_.p[c][j];
                   v[c] = in_.v[c][j];
                 }
-                if (beh::sees_a_predator<Real, D>(m_, m_.kind[0], ctx.beh, p, v))
-                  finish<D>(ctx, j, sums[j - first]);
+                const bool seen = ctx.beh.prey_sees.empty()
+                                      ? beh::sees_a_predator<Real, D>(m_, m_.kind[0], ctx.beh, p, v)
+                                      : ctx.beh.prey_sees[j] != 0;  // marked by prepare_step
+                if (seen) finish<D>(ctx, j, sums[j - first]);
               }
             }
           } else {
@@ -397,6 +399,7 @@ class GridEngine final : public EngineT<Real> {
     const double reach = std::max(double(m_.kind[1].radius), double(m_.kind[2].radius));
     special_grid_.build(D, m_.boundary == Boundary::wrap, double(m_.size), reach, n - first,
                         [&](std::size_t k, int c) { return in_.p[c][first + k]; });
+    special_grid_.build_near_lists();  // one list walk per look-up, in the same order
     ex_->parallel_for(n - first, 16, [&](std::size_t b, std::size_t e) {
       for (std::size_t k = b; k < e; ++k) {
         const std::uint32_t j = first + std::uint32_t(k);

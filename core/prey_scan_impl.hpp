@@ -1,0 +1,290 @@
+// One predator's scan of the prey (core/prey_scan.hpp) over a pack P: a one-lane pack or an
+// xsimd batch of one architecture. Included by prey_scan_<isa>.cpp only; everything here is in
+// an anonymous namespace, so each unit keeps its own copy.
+#pragma once
+
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "core/model.hpp"
+#include "core/prey_scan.hpp"
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+
+#include <xsimd/xsimd.hpp>
+#define BOIDS_PREY_SCAN_X86 1
+#endif
+
+namespace boids {
+namespace {
+namespace prey_detail {
+
+template <class Real>
+struct OneLane {
+  using B = Real;
+  using M = bool;
+  static constexpr int W = 1;
+  static B loadu(const Real* p) { return *p; }
+  static B splat(Real x) { return x; }
+  static void storeu(Real* p, B a) { *p = a; }
+  static B sqrt(B a) { return std::sqrt(a); }
+  static B select(M m, B a, B b) { return m ? a : b; }
+  static B round(B a) { return std::nearbyint(a); }
+  static M and_(M a, M b) { return a && b; }
+  static M or_(M a, M b) { return a || b; }
+  static std::uint64_t bits(M m) { return m ? 1u : 0u; }
+  static M lane_lt(int k) { return 0 < k; }
+};
+
+#if defined(BOIDS_PREY_SCAN_X86)
+template <class Arch>
+struct Lanes {
+  template <class Real>
+  struct Pack {
+    using B = xsimd::batch<Real, Arch>;
+    using M = xsimd::batch_bool<Real, Arch>;
+    static constexpr int W = int(B::size);
+    static B loadu(const Real* p) { return B::load_unaligned(p); }
+    static B splat(Real x) { return B(x); }
+    static void storeu(Real* p, B a) { a.store_unaligned(p); }
+    static B sqrt(B a) { return xsimd::sqrt(a); }
+    static B select(M m, B a, B b) { return xsimd::select(m, a, b); }
+    static B round(B a) { return xsimd::nearbyint(a); }
+    static M and_(M a, M b) { return a && b; }
+    static M or_(M a, M b) { return a || b; }
+    alignas(64) static constexpr Real iota[16] = {0, 1, 2,  3,  4,  5,  6,  7,
+                                                  8, 9, 10, 11, 12, 13, 14, 15};
+    static M lane_lt(int k) { return B::load_aligned(iota) < B(Real(k)); }
+    static std::uint64_t bits(M m) {
+      using R = typename M::register_type;
+      if constexpr (std::is_same_v<R, __m128>) {
+        return std::uint64_t(unsigned(_mm_movemask_ps(m)));
+      } else if constexpr (std::is_same_v<R, __m128d>) {
+        return std::uint64_t(unsigned(_mm_movemask_pd(m)));
+#ifdef __AVX__
+      } else if constexpr (std::is_same_v<R, __m256>) {
+        return std::uint64_t(unsigned(_mm256_movemask_ps(m)));
+      } else if constexpr (std::is_same_v<R, __m256d>) {
+        return std::uint64_t(unsigned(_mm256_movemask_pd(m)));
+#endif
+      } else {
+        return std::uint64_t(R(m));  // AVX-512: already a bit mask
+      }
+    }
+  };
+};
+#endif
+
+// min_image() in lanes: the same comparisons and rounding, so the same bits.
+template <class P, class Real>
+inline typename P::B image(typename P::B x, Real size, Real inv_size) {
+  if constexpr (P::W == 1) {
+    return min_image(x, size, inv_size);
+  } else {
+    using B = typename P::B;
+    const B t = x * B(inv_size);
+    const auto small = P::and_(t<B(Real(0.5)), t> B(Real(-0.5)));
+    return P::select(small, x + B(Real(0)), x - B(size) * P::round(t));
+  }
+}
+
+// Whether any of slots [i, i + len) holds another kind than 0.
+inline bool other_kinds(const std::uint8_t* kind, int len) {
+  for (int o = 0; o < len; o += 8) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, kind + o, std::size_t(len - o < 8 ? len - o : 8));
+    if (w) return true;
+  }
+  return false;
+}
+
+// The prey-side test of sees_a_predator() (core/behaviour_kinds.hpp) for the prey in `slot`,
+// scalar: it runs for the few candidates within the prey's radius.
+template <class Real, int D, bool Wrap>
+inline void mark_if_seen(const PreyScanArgs<Real>& a, std::uint32_t slot) {
+  if (a.kind[slot] != 0) return;
+  Real e[3] = {0, 0, 0};
+  for (int c = 0; c < D; ++c) {
+    e[c] = a.ap[c] - a.p[c][slot];
+    if (Wrap) e[c] = min_image(e[c], a.size, a.inv_size);
+  }
+  Real e2 = 0;
+  for (int c = 0; c < D; ++c) e2 += e[c] * e[c];
+  if (!(e2 < a.prey_radius2)) return;
+  if (!a.prey_full_view) {  // the velocity only for a view cone (a cache miss per prey)
+    Real v[3] = {0, 0, 0}, vv = 0, ev = 0;
+    for (int c = 0; c < D; ++c) v[c] = a.v[c][slot];
+    for (int c = 0; c < D; ++c) vv += v[c] * v[c];
+    const Real v_len = std::sqrt(vv);
+    if (v_len > Real(0)) {
+      for (int c = 0; c < D; ++c) ev += e[c] * v[c];
+      if (!(ev >= std::sqrt(e2) * v_len * a.prey_cos_half_view)) return;
+    }
+  }
+  std::atomic_ref<std::uint8_t>(a.seen[slot]).store(1, std::memory_order_relaxed);
+}
+
+// One pass over the ranges. Ordered: every visible prey added lane by lane in slot order.
+// Else the double lanes (see the top of core/prey_scan.hpp); returns false when their sum
+// may differ from the ordered one (the caller then runs the ordered pass).
+template <class P, class Real, int D, bool Wrap, bool Ordered>
+bool scan_pass(const PreyScanArgs<Real>& a, const std::pair<std::uint32_t, std::uint32_t>* ranges,
+               std::size_t nr, PreyScanResult<Real>& out) {
+  using B = typename P::B;
+  using M = typename P::M;
+  constexpr int W = P::W;
+  B ap[3];
+  for (int c = 0; c < D; ++c) ap[c] = P::splat(a.ap[c]);
+  const B r2 = P::splat(a.chase ? a.radius2 : Real(0));
+  const B r2p = P::splat(a.flee ? a.prey_radius2 : Real(0));
+  const bool cone = !a.full_view && a.av_len > Real(0);
+  alignas(64) Real buf[4][W];
+  alignas(64) Real tail[3][W];
+  alignas(64) double lane_sum[3][W] = {};
+  double sum[3] = {0, 0, 0};
+  M bad = P::splat(Real(0)) != P::splat(Real(0));  // all false
+  const B grid = P::splat(Real(1073741824.0));     // 2^30
+  std::int64_t count = 0;
+  Real best2 = std::numeric_limits<Real>::infinity();
+  std::uint32_t best_slot = 0;  // its id is read only on a tie (a cache miss)
+  Real nd[3] = {0, 0, 0};
+  for (std::size_t r = 0; r < nr; ++r) {
+    const std::uint32_t begin = ranges[r].first, end = ranges[r].second;
+    for (std::uint32_t i = begin; i < end; i += W) {
+      const int len = end - i < std::uint32_t(W) ? int(end - i) : W;
+      // A short last vector reads on into the next slots (masked) where the store has them,
+      // else a copy padded with NaN, which fails every test.
+      const bool whole = std::size_t(i) + std::size_t(W) <= a.readable;
+      B x[3];
+      for (int c = 0; c < D; ++c) {
+        B q;
+        if (whole) {
+          q = P::loadu(a.p[c] + i);
+        } else {
+          for (int l = 0; l < W; ++l)
+            tail[c][l] = l < len ? a.p[c][i + l] : std::numeric_limits<Real>::quiet_NaN();
+          q = P::loadu(tail[c]);
+        }
+        x[c] = q - ap[c];
+        if constexpr (Wrap) x[c] = image<P, Real>(x[c], a.size, a.inv_size);
+      }
+      B d2 = P::splat(Real(0));
+      for (int c = 0; c < D; ++c) d2 = d2 + x[c] * x[c];
+      if (len < W)  // NaN fails every test below
+        d2 = P::select(P::lane_lt(len), d2, P::splat(std::numeric_limits<Real>::quiet_NaN()));
+      // The prey's side: |offset from the prey| is |x| (fl(a - b) = -fl(b - a), and the
+      // minimum image is odd), so its squared distance is d2's bits.
+      if (a.flee) {
+        std::uint64_t fb = P::bits(d2 < r2p);
+        while (fb) {
+          const int l = std::countr_zero(fb);
+          fb &= fb - 1;
+          mark_if_seen<Real, D, Wrap>(a, i + std::uint32_t(l));
+        }
+      }
+      if (!a.chase) continue;
+      M vis = d2 < r2;
+      if (cone) {
+        B dv = P::splat(Real(0));
+        for (int c = 0; c < D; ++c) dv = dv + x[c] * P::splat(a.av[c]);
+        vis = P::and_(vis, dv >= P::sqrt(d2) * P::splat(a.av_len) * P::splat(a.cos_half_view));
+      }
+      std::uint64_t m = P::bits(vis);
+      if (!m) continue;
+      if (other_kinds(a.kind + i, len)) {
+        if constexpr (!Ordered) return false;  // not the grid engine's cells: rare
+        for (int l = 0; l < len; ++l)
+          if (a.kind[i + l] != 0) m &= ~(std::uint64_t(1) << l);
+        if (!m) continue;
+      }
+      if constexpr (Ordered) {
+        for (int c = 0; c < D; ++c) P::storeu(buf[c], x[c]);
+        P::storeu(buf[3], d2);
+        while (m) {
+          const int l = std::countr_zero(m);
+          m &= m - 1;
+          const std::uint32_t s = i + std::uint32_t(l);
+          ++count;
+          for (int c = 0; c < D; ++c) sum[c] += double(buf[c][l]);
+          const Real dd = buf[3][l];
+          if (dd < best2 || (dd == best2 && a.id[s] < a.id[best_slot])) {
+            best2 = dd;
+            best_slot = s;
+            for (int c = 0; c < D; ++c) nd[c] = buf[c][l];
+          }
+        }
+      } else {
+        count += std::popcount(m);
+        for (int c = 0; c < D; ++c) {
+          const B xm = P::select(vis, x[c], P::splat(Real(0)));
+          const B t = xm * grid;
+          bad = P::or_(bad, P::round(t) != t);
+          P::storeu(buf[c], xm);
+          for (int l = 0; l < W; ++l) lane_sum[c][l] += double(buf[c][l]);
+        }
+        std::uint64_t nb = P::bits(P::and_(vis, d2 <= P::splat(best2)));
+        if (nb) {
+          P::storeu(buf[3], d2);
+          while (nb) {
+            const int l = std::countr_zero(nb);
+            nb &= nb - 1;
+            const std::uint32_t s = i + std::uint32_t(l);
+            const Real dd = buf[3][l];
+            if (dd < best2 || (dd == best2 && a.id[s] < a.id[best_slot])) {
+              best2 = dd;
+              best_slot = s;
+              for (int c = 0; c < D; ++c) nd[c] = buf[c][l];
+            }
+          }
+        }
+      }
+    }
+  }
+  if constexpr (!Ordered) {
+    if (P::bits(bad)) return false;
+    // Every partial sum below 2^23 (see the top of core/prey_scan.hpp).
+    if (double(count) * (std::sqrt(double(a.radius2)) * 1.001 + 1.0) > 4194304.0) return false;
+    for (int c = 0; c < D; ++c)
+      for (int l = 0; l < W; ++l) sum[c] += lane_sum[c][l];
+  }
+  out.prey = std::int32_t(count);
+  for (int c = 0; c < D; ++c) {
+    out.sum[c] = sum[c];
+    out.nearest_d[c] = nd[c];
+  }
+  out.best2 = best2;
+  out.best_id = count > 0 ? a.id[best_slot] : 0;
+  out.best_slot = best_slot;
+  return true;
+}
+
+template <class P, class Real, int D, bool Wrap>
+void scan(const PreyScanArgs<Real>& a, const std::pair<std::uint32_t, std::uint32_t>* ranges,
+          std::size_t nr, PreyScanResult<Real>& out) {
+  if constexpr (sizeof(Real) == 4) {
+    if (scan_pass<P, Real, D, Wrap, false>(a, ranges, nr, out)) return;
+    out = PreyScanResult<Real>{};  // the marks of the first pass are marked again: the same
+    scan_pass<P, Real, D, Wrap, true>(a, ranges, nr, out);
+  } else {
+    scan_pass<P, Real, D, Wrap, true>(a, ranges, nr, out);
+  }
+}
+
+template <template <class> class PackOf, class Real>
+void fill_prey_table(PreyScanTable<Real>& t) {
+  using P = PackOf<Real>;
+  t.fn[0][0] = &scan<P, Real, 2, false>;
+  t.fn[0][1] = &scan<P, Real, 2, true>;
+  t.fn[1][0] = &scan<P, Real, 3, false>;
+  t.fn[1][1] = &scan<P, Real, 3, true>;
+}
+
+}  // namespace prey_detail
+}  // namespace
+}  // namespace boids
