@@ -307,29 +307,11 @@ class DistributedGrid final : public Stepper {
     std::fill(loc_.kind.data(), loc_.kind.data() + n, std::uint8_t(0));
   }
 
-  // The kind 1/2 agent in slot i of spec_ over its own kind: the grid engine's special_sums.
+  // The kind 1/2 agent in slot i of spec_ over its own kind: spec_ holds every kind 1/2
+  // agent in id order, so this is the naive stepper's loop (the grid engine's special_sums).
   template <int D>
   FlockSums<Real> special_sums(std::uint32_t i) const {
-    const BoidStore<Real>& in = spec_;
-    const KindParams<Real>& kp = m_.kind[in.kind[i]];
-    Real vi[3] = {0, 0, 0}, vj[3] = {0, 0, 0}, d[3] = {0, 0, 0};
-    Real vi2 = 0;
-    for (int c = 0; c < D; ++c) {
-      vi[c] = in.v[c][i];
-      vi2 += vi[c] * vi[c];
-    }
-    const Real vi_len = std::sqrt(vi2);
-    FlockSums<Real> s;
-    for (std::uint32_t j = 0; j < in.n; ++j) {
-      if (j == i || in.kind[j] != in.kind[i]) continue;
-      for (int c = 0; c < D; ++c) {
-        d[c] = in.p[c][j] - in.p[c][i];
-        if (m_.boundary == Boundary::wrap) d[c] = min_image(d[c], m_.size, m_.inv_size);
-        vj[c] = in.v[c][j];
-      }
-      accumulate_pair<Real, D>(kp, d, vi, vi_len, vj, s);
-    }
-    return s;
+    return naive_sums<Real, D>(m_, spec_, i);
   }
 
   RowKernel<Real> pick_kernel(const GridPlan& plan) const {

@@ -279,37 +279,22 @@ class GridEngine final : public EngineT<Real> {
   }
 
   // Sums of the kind 1/2 agent in slot i of `in` over its own kind, slots [first, n): the
-  // naive stepper's loop, in id order. With `grid` (over slots [first, n), cells at least
-  // both kinds' radius wide) only the slots near i, in the same order: the same bits.
+  // naive stepper's pair code (sums_over), in id order. With `grid` (over slots [first, n),
+  // cells at least both kinds' radius wide) only the slots near i, in the same order: the
+  // same bits.
   template <int D>
   FlockSums<Real> special_sums(const BoidStore<Real>& in, std::uint32_t first, std::uint32_t i,
                                const KindGrid<Real>* grid = nullptr) const {
-    const KindParams<Real>& kp = m_.kind[in.kind[i]];
-    Real vi[3] = {0, 0, 0}, vj[3] = {0, 0, 0}, d[3] = {0, 0, 0};
-    Real vi2 = 0;
-    for (int c = 0; c < D; ++c) {
-      vi[c] = in.v[c][i];
-      vi2 += vi[c] * vi[c];
-    }
-    const Real vi_len = std::sqrt(vi2);
-    FlockSums<Real> s;
-    auto pair = [&](std::uint32_t j) {
-      if (j == i || in.kind[j] != in.kind[i]) return;
-      for (int c = 0; c < D; ++c) {
-        d[c] = in.p[c][j] - in.p[c][i];
-        if (m_.boundary == Boundary::wrap) d[c] = min_image(d[c], m_.size, m_.inv_size);
-        vj[c] = in.v[c][j];
-      }
-      accumulate_pair<Real, D>(kp, d, vi, vi_len, vj, s);
-    };
     if (grid) {
       Real pi[3] = {0, 0, 0};
       for (int c = 0; c < D; ++c) pi[c] = in.p[c][i];
-      grid->for_near(pi, [&](std::uint32_t k) { pair(first + k); });
-    } else {
-      for (std::uint32_t j = first; j < in.n; ++j) pair(j);
+      return sums_over<Real, D>(m_, in, i, [&](const auto& pair) {
+        grid->for_near(pi, [&](std::uint32_t k) { pair(first + k); });
+      });
     }
-    return s;
+    return sums_over<Real, D>(m_, in, i, [&](const auto& pair) {
+      for (std::uint32_t j = first; j < in.n; ++j) pair(j);
+    });
   }
 
   template <int D>

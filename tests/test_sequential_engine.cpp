@@ -84,6 +84,13 @@ TEST_CASE("sequential update: every kind, behaviour and profile equals the naive
     d.kinds[0].rules.view_angle = 270;
     check_engine_equals_naive(d, EngineKind::grid);
   }
+  SECTION("rules.noise with steering behaviours") {
+    WorldDef d = flock(2, Boundary::reflect, 60, 400, Precision::f64);
+    d.kinds[0].rules.noise = 30;
+    d.kinds[0].behaviour.wander = 0.1;
+    d.kinds[0].behaviour.seek = 0.05;
+    check_engine_equals_naive(d, EngineKind::grid);
+  }
   SECTION("topological neighbours") {
     WorldDef d = flock(2, Boundary::wrap, 50, 500, Precision::f64);
     d.kinds[0].rules.neighbours = NeighbourRule::topological;
