@@ -384,7 +384,9 @@ class GridEngine final : public EngineT<Real> {
     const double reach = std::max(double(m_.kind[1].radius), double(m_.kind[2].radius));
     special_grid_.build(D, m_.boundary == Boundary::wrap, double(m_.size), reach, n - first,
                         [&](std::size_t k, int c) { return in_.p[c][first + k]; });
-    special_grid_.build_near_lists();  // one list walk per look-up, in the same order
+    // One list walk per look-up, in the same order; 27 indices per agent, so not for huge
+    // numbers of them (the merge then).
+    if (n - first <= (std::size_t(1) << 18)) special_grid_.build_near_lists();
     ex_->parallel_for(n - first, 16, [&](std::size_t b, std::size_t e) {
       for (std::size_t k = b; k < e; ++k) {
         const std::uint32_t j = first + std::uint32_t(k);
