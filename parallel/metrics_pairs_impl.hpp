@@ -117,11 +117,11 @@ class PairPass {
 
   struct Group {
     B p[3], v[3], vlen, r2, cosv;
-    M nocone;               // lanes whose boid is at rest: no view cone
-    std::uint32_t g0, nv;   // cell-order indices g0 .. g0 + nv - 1 in lanes 0 .. nv - 1
-    std::uint64_t valid;    // bits of the lanes holding a boid
-    std::uint32_t root[W];  // an ancestor of each lane's boid in the union-find
-    std::uint32_t common;   // the ancestor all lanes share, or kNone
+    M nocone;                      // lanes whose boid is at rest: no view cone
+    std::uint32_t g0 = 0, nv = 0;  // cell-order indices g0 .. g0 + nv - 1 in lanes 0 .. nv - 1
+    std::uint64_t valid = 0;       // bits of the lanes holding a boid
+    std::uint32_t root[W] = {};    // an ancestor of each lane's boid in the union-find
+    std::uint32_t common = kNone;  // the ancestor all lanes share, or kNone
   };
   struct Acc {
     B best;

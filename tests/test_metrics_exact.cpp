@@ -145,3 +145,64 @@ TEST_CASE("metrics of a grid world equal those of the same state in a naive worl
     }
   }
 }
+
+TEST_CASE("metrics find the clusters of a brute-force union-find, clumped, on any thread count",
+          "[metrics][parallel]") {
+  // 240 clumps of 1 to 24 boids (cells of up to 24 boids: several SIMD groups per cell, and
+  // blocks of the parallel loop split cells), the radius just above a clump's size, so most
+  // clumps are clusters of their own and some touch: the cluster count is in the hundreds
+  // and every link matters. Compared with an O(n^2) union-find in double, which equals the
+  // pass's float test here because no pair lies within 1e-3 of the radius.
+  for (Boundary bnd : {Boundary::wrap, Boundary::reflect}) {
+    WorldDef d = exact_def(3, bnd, boids::Precision::f32, 80, 2.0, 360, 0);
+    std::mt19937_64 g(41);
+    std::uniform_real_distribution<double> u(0, 1);
+    std::vector<double> pos, vel;
+    for (int c = 0; c < 240; ++c) {
+      const double cx = 4 + 72 * u(g), cy = 4 + 72 * u(g), cz = 4 + 72 * u(g);
+      for (int k = 0; k < 1 + c % 24; ++k) {
+        pos.insert(pos.end(), {cx + 1.2 * u(g), cy + 1.2 * u(g), cz + 1.2 * u(g)});
+        vel.insert(vel.end(), {u(g) - 0.5, u(g) - 0.5, u(g) - 0.5});
+      }
+    }
+    const std::size_t n = pos.size() / 3;
+    d.count = std::uint32_t(n);
+    boids::World w = boids::World::create(d);
+    w.set_state(boids::test::make_state(3, pos, vel));
+    const State s = w.state();  // the float positions
+    std::vector<std::size_t> root(n);
+    for (std::size_t i = 0; i < n; ++i) root[i] = i;
+    auto find = [&](std::size_t x) {
+      while (root[x] != x) x = root[x] = root[root[x]];
+      return x;
+    };
+    bool near_edge = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = i + 1; j < n; ++j) {
+        const double dx = s.x[j] - s.x[i], dy = s.y[j] - s.y[i], dz = s.z[j] - s.z[i];
+        const double dist = std::sqrt(dx * dx + dy * dy + dz * dz);
+        near_edge = near_edge || std::fabs(dist - 2.0) < 1e-3;
+        if (dist < 2.0) root[find(i)] = find(j);
+      }
+    }
+    REQUIRE_FALSE(near_edge);
+    std::vector<std::size_t> size(n, 0);
+    std::uint64_t clusters = 0;
+    std::size_t largest = 0;
+    for (std::size_t i = 0; i < n; ++i) largest = std::max(largest, ++size[find(i)]);
+    for (std::size_t i = 0; i < n; ++i) clusters += find(i) == i;
+    INFO("boundary " << int(bnd) << " boids " << n << " clusters " << clusters);
+    CHECK(clusters > 100);
+    CHECK(clusters < 240);
+    const FlockMetrics ref = boids::MetricsCalculator(1).compute(w);
+    CHECK(ref.clusters == clusters);
+    CHECK(ref.largest_cluster == double(largest) / double(n));
+    for (boids::Isa isa : boids::test::testable_isas()) {
+      boids::test::MaxIsaScope cap(isa);
+      for (int threads : {1, 2, 3}) {
+        INFO("isa " << boids::isa_name(isa) << " threads " << threads);
+        CHECK(same(boids::MetricsCalculator(threads).compute(w), ref));
+      }
+    }
+  }
+}
