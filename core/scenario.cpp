@@ -314,11 +314,13 @@ WorldDef build(const toml::table& root_in, const std::string& name,
 void apply_profile_defaults(WorldDef& d, const std::vector<std::string>& keep) {
   if (d.profile != Profile::couzin) return;
   std::vector<Field> fields = schema(d);
-  for (const auto& [key, value] : kCouzinDefaults) {
+  for (const auto& entry : kCouzinDefaults) {
+    // Not a structured binding: clang 14 cannot capture one in the lambda below.
+    const std::string key = entry.first;
     if (std::find(keep.begin(), keep.end(), key) != keep.end()) continue;
     auto f =
         std::find_if(fields.begin(), fields.end(), [&](const Field& x) { return x.key == key; });
-    toml::table t{{"v", value}};
+    toml::table t{{"v", entry.second}};
     f->set(*t.get("v"), "profile defaults");
   }
 }
