@@ -200,24 +200,29 @@ inline void reflect_coordinate(Real size, Real below_size, Real& x, Real& v) {
   if (x < Real(0)) x = Real(0);
 }
 
+/// Step 5 alone: scales `nv` into the speed limits [min_speed, max_speed] (a velocity at rest
+/// stays at rest). move_limited() and the vehicles' noise hook (core/vehicles.hpp) share it.
+template <class Real, int D>
+inline void clamp_speed(Real max_speed, Real min_speed, Real* nv) {
+  Real s2 = 0;
+  for (int c = 0; c < D; ++c) s2 += nv[c] * nv[c];
+  const Real s = std::sqrt(s2);
+  if (s > max_speed) {
+    const Real scale = max_speed / s;
+    for (int c = 0; c < D; ++c) nv[c] *= scale;
+  } else if (s > Real(0) && s < min_speed) {
+    const Real scale = min_speed / s;
+    for (int c = 0; c < D; ++c) nv[c] *= scale;
+  }
+}
+
 /// Steps 5 (speed limits [min_speed, max_speed], when `limit_speed`) and 6 (position and
 /// boundary) for a velocity `nv` already updated by the force. Shared by integrate() and the
 /// vehicle models, which may pass limits other than the kind's (docs/behaviours.md).
 template <class Real, int D>
 inline void move_limited(const ModelParams<Real>& m, Real max_speed, Real min_speed, const Real* p,
                          Real* nv, bool limit_speed, Real* p_out, Real* v_out) {
-  if (limit_speed) {
-    Real s2 = 0;
-    for (int c = 0; c < D; ++c) s2 += nv[c] * nv[c];
-    const Real s = std::sqrt(s2);
-    if (s > max_speed) {
-      const Real scale = max_speed / s;
-      for (int c = 0; c < D; ++c) nv[c] *= scale;
-    } else if (s > Real(0) && s < min_speed) {
-      const Real scale = min_speed / s;
-      for (int c = 0; c < D; ++c) nv[c] *= scale;
-    }
-  }
+  if (limit_speed) clamp_speed<Real, D>(max_speed, min_speed, nv);
   for (int c = 0; c < D; ++c) {
     Real x = p[c] + nv[c] * m.dt;
     if (m.boundary == Boundary::wrap) {

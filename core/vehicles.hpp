@@ -37,21 +37,6 @@ struct NoTurn {
   void operator()(Real*) const {}
 };
 
-// move_limited()'s speed limits alone, the same operations in the same order.
-template <class Real, int D>
-inline void limit_speed(Real max_speed, Real min_speed, Real* nv) {
-  Real s2 = 0;
-  for (int c = 0; c < D; ++c) s2 += nv[c] * nv[c];
-  const Real s = std::sqrt(s2);
-  if (s > max_speed) {
-    const Real scale = max_speed / s;
-    for (int c = 0; c < D; ++c) nv[c] *= scale;
-  } else if (s > Real(0) && s < min_speed) {
-    const Real scale = min_speed / s;
-    for (int c = 0; c < D; ++c) nv[c] *= scale;
-  }
-}
-
 // move_limited() with the speed limits, then `turn`, then the position step.
 template <class Real, int D, class Turn>
 inline void move_turned(const ModelParams<Real>& m, Real max_speed, Real min_speed, const Real* p,
@@ -59,7 +44,7 @@ inline void move_turned(const ModelParams<Real>& m, Real max_speed, Real min_spe
   if constexpr (Turn::none) {
     move_limited<Real, D>(m, max_speed, min_speed, p, nv, true, p_out, v_out);
   } else {
-    limit_speed<Real, D>(max_speed, min_speed, nv);
+    clamp_speed<Real, D>(max_speed, min_speed, nv);
     turn(nv);
     move_limited<Real, D>(m, max_speed, min_speed, p, nv, false, p_out, v_out);
   }
