@@ -13,72 +13,18 @@
 
 #include "core/model.hpp"
 #include "core/prey_scan.hpp"
-
-#if defined(__x86_64__) || defined(_M_X64)
-#include <immintrin.h>
-
-#include <xsimd/xsimd.hpp>
-#define BOIDS_PREY_SCAN_X86 1
-#endif
+#include "core/simd_packs.hpp"
 
 namespace boids {
 namespace {
 namespace prey_detail {
 
+// The packs shared with the other per-ISA units (core/simd_packs.hpp).
 template <class Real>
-struct OneLane {
-  using B = Real;
-  using M = bool;
-  static constexpr int W = 1;
-  static B loadu(const Real* p) { return *p; }
-  static B splat(Real x) { return x; }
-  static void storeu(Real* p, B a) { *p = a; }
-  static B sqrt(B a) { return std::sqrt(a); }
-  static B select(M m, B a, B b) { return m ? a : b; }
-  static B round(B a) { return std::nearbyint(a); }
-  static M and_(M a, M b) { return a && b; }
-  static M or_(M a, M b) { return a || b; }
-  static std::uint64_t bits(M m) { return m ? 1u : 0u; }
-  static M lane_lt(int k) { return 0 < k; }
-};
-
-#if defined(BOIDS_PREY_SCAN_X86)
+using OneLane = ScalarPairPack<Real>;
+#if defined(BOIDS_PAIR_PACKS_X86)
 template <class Arch>
-struct Lanes {
-  template <class Real>
-  struct Pack {
-    using B = xsimd::batch<Real, Arch>;
-    using M = xsimd::batch_bool<Real, Arch>;
-    static constexpr int W = int(B::size);
-    static B loadu(const Real* p) { return B::load_unaligned(p); }
-    static B splat(Real x) { return B(x); }
-    static void storeu(Real* p, B a) { a.store_unaligned(p); }
-    static B sqrt(B a) { return xsimd::sqrt(a); }
-    static B select(M m, B a, B b) { return xsimd::select(m, a, b); }
-    static B round(B a) { return xsimd::nearbyint(a); }
-    static M and_(M a, M b) { return a && b; }
-    static M or_(M a, M b) { return a || b; }
-    alignas(64) static constexpr Real iota[16] = {0, 1, 2,  3,  4,  5,  6,  7,
-                                                  8, 9, 10, 11, 12, 13, 14, 15};
-    static M lane_lt(int k) { return B::load_aligned(iota) < B(Real(k)); }
-    static std::uint64_t bits(M m) {
-      using R = typename M::register_type;
-      if constexpr (std::is_same_v<R, __m128>) {
-        return std::uint64_t(unsigned(_mm_movemask_ps(m)));
-      } else if constexpr (std::is_same_v<R, __m128d>) {
-        return std::uint64_t(unsigned(_mm_movemask_pd(m)));
-#ifdef __AVX__
-      } else if constexpr (std::is_same_v<R, __m256>) {
-        return std::uint64_t(unsigned(_mm256_movemask_ps(m)));
-      } else if constexpr (std::is_same_v<R, __m256d>) {
-        return std::uint64_t(unsigned(_mm256_movemask_pd(m)));
-#endif
-      } else {
-        return std::uint64_t(R(m));  // AVX-512: already a bit mask
-      }
-    }
-  };
-};
+using Lanes = SimdPairPacks<Arch>;
 #endif
 
 // min_image() in lanes: the same comparisons and rounding, so the same bits.

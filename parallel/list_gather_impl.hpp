@@ -1,5 +1,5 @@
 // The neighbour-list gather (parallel/list_gather.hpp) over a pack P (Real or an xsimd batch;
-// parallel/pair_packs.hpp). Included by list_gather_<isa>.cpp only; everything here is in an
+// core/simd_packs.hpp). Included by list_gather_<isa>.cpp only; everything here is in an
 // anonymous namespace, so each ISA's unit keeps its own copy.
 #pragma once
 

@@ -1,7 +1,7 @@
 // The topological gather over a one-lane pack: the fallback without SSE4.2, in
 // BOIDS_DISABLE_SIMD builds and under BOIDS_MAX_ISA=scalar. Same results as the SIMD units.
+#include "core/simd_packs.hpp"
 #include "parallel/list_gather_impl.hpp"
-#include "parallel/pair_packs.hpp"
 
 namespace boids::list_detail {
 

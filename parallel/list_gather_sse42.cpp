@@ -1,7 +1,7 @@
 // The topological gather for xsimd::sse4_2, compiled with this instruction set's flags only
 // (parallel/CMakeLists.txt).
+#include "core/simd_packs.hpp"
 #include "parallel/list_gather_impl.hpp"
-#include "parallel/pair_packs.hpp"
 
 namespace boids::list_detail {
 

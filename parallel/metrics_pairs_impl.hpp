@@ -35,9 +35,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/simd_packs.hpp"
 #include "parallel/metrics_pairs.hpp"
 #include "parallel/metrics_turn.hpp"
-#include "parallel/pair_packs.hpp"
 
 namespace boids::metrics_detail {
 namespace {

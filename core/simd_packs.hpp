@@ -1,6 +1,7 @@
-// The packs of the per-ISA units in parallel/ (the metrics pair pass, metrics_pairs_*.cpp, and
-// the neighbour-list gather, list_gather_*.cpp): a one-lane pack (B = Real, M = bool) and the
-// xsimd pack of one architecture, which its unit's -m flags enable (parallel/CMakeLists.txt).
+// The packs of the per-ISA units outside the row kernels (the metrics pair pass,
+// parallel/metrics_pairs_*.cpp; the neighbour-list gather, parallel/list_gather_*.cpp; the
+// predators' prey scan, core/prey_scan_*.cpp): a one-lane pack (B = Real, M = bool) and the
+// xsimd pack of one architecture, which its unit's -m flags enable (cmake/BoidsIsaUnits.cmake).
 // In an anonymous namespace: every unit keeps its own copy.
 //
 // compress<N>(bits, x, dst, slot, n, base, from) left-packs the lanes of bits: for the t-th set
@@ -31,11 +32,14 @@ struct ScalarPairPack {
   using M = bool;
   static constexpr int W = 1;
   static B loadu(const Real* p) { return *p; }
+  static void storeu(Real* p, B a) { *p = a; }
   static B splat(Real x) { return x; }
   static B min(B a, B b) { return b < a ? b : a; }
   static B sqrt(B a) { return std::sqrt(a); }
+  static B round(B a) { return std::nearbyint(a); }
   static B select(M m, B a, B b) { return m ? a : b; }
   static M and_(M a, M b) { return a && b; }
+  static M or_(M a, M b) { return a || b; }
   static M lane_lt(int k) { return 0 < k; }
   static std::uint64_t bits(M m) { return m ? 1u : 0u; }
   template <int N>
@@ -66,11 +70,14 @@ struct SimdPairPacks {
     using M = xsimd::batch_bool<Real, Arch>;
     static constexpr int W = int(B::size);
     static B loadu(const Real* p) { return B::load_unaligned(p); }
+    static void storeu(Real* p, B a) { a.store_unaligned(p); }
     static B splat(Real x) { return B(x); }
     static B min(B a, B b) { return xsimd::min(a, b); }
     static B sqrt(B a) { return xsimd::sqrt(a); }
+    static B round(B a) { return xsimd::nearbyint(a); }
     static B select(M m, B a, B b) { return xsimd::select(m, a, b); }
     static M and_(M a, M b) { return a && b; }
+    static M or_(M a, M b) { return a || b; }
     alignas(64) static constexpr Real iota[16] = {0, 1, 2,  3,  4,  5,  6,  7,
                                                   8, 9, 10, 11, 12, 13, 14, 15};
     static M lane_lt(int k) { return B::load_aligned(iota) < B(Real(k)); }
