@@ -30,7 +30,8 @@ inline void turn_one(double u, const double* ts, const double* tc, double* sn, d
   *cs = tc[k] * cf - ts[k] * sf;
 }
 
-// sn[i], cs[i] = sin, cos of 2*pi*x[i]/size for i < n; P is a pack of doubles (core/simd_packs.hpp).
+// sn[i], cs[i] = sin, cos of 2*pi*x[i]/size for i < n; P is a pack of doubles
+// (core/simd_packs.hpp).
 template <class P, class Real>
 void turn_many(const Real* x, std::size_t n, double size, const double* ts, const double* tc,
                double* sn, double* cs) {
