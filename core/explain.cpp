@@ -3,9 +3,46 @@
 
 #include "boids/debug.hpp"
 #include "core/engine.hpp"
+#include "core/neighbour_list.hpp"
+#include "core/profile_couzin.hpp"
 
 namespace boids {
 namespace {
+
+// The couzin profile has no forces: its terms are the zones' directions as the paper writes
+// them (d_r = -sum of unit offsets in the repulsion zone, d_o = sum of the unit velocities in
+// the orientation zone, d_a = sum of unit offsets in the attraction zone; docs/profiles.md),
+// "total" the desired direction they give (unit, before the noise), "applied" what the turn
+// limit and the noise made of it.
+template <class Real, int D>
+ForceExplanation explain_couzin(const ModelParams<Real>& m, const StepContext<Real>& ctx,
+                                const BoidStore<Real>& s, std::size_t i,
+                                const std::vector<nlist::Neighbour<Real>>& nb,
+                                ForceExplanation out) {
+  Real p[3] = {0, 0, 0}, v[3] = {0, 0, 0}, po[3] = {0, 0, 0}, vo[3] = {0, 0, 0};
+  for (int c = 0; c < D; ++c) {
+    p[c] = s.p[c][i];
+    v[c] = s.v[c][i];
+  }
+  couzin::Zones<Real> z;
+  for (const auto& n : nb) {
+    Real vj[3] = {0, 0, 0};
+    for (int c = 0; c < D; ++c) vj[c] = s.v[c][n.slot];
+    couzin::accumulate<Real, D>(m, n.d, n.dist2, vj, z);
+  }
+  out.terms.push_back({"repulsion", -z.rep[0], -z.rep[1], -z.rep[2]});
+  out.terms.push_back({"orientation", z.ori[0], z.ori[1], z.ori[2]});
+  out.terms.push_back({"attraction", z.att[0], z.att[1], z.att[2]});
+  double h[3] = {0, 0, 0}, want[3] = {0, 0, 0};
+  couzin::desired<Real, D>(z, v, h, want);
+  out.terms.push_back({"total", want[0], want[1], want[2]});
+  couzin::finish<Real, D>(m, ctx, s.id[i], z, p, v, po, vo);
+  ForceTerm applied{"applied", 0, 0, 0};
+  double* a[3] = {&applied.x, &applied.y, &applied.z};
+  for (int c = 0; c < D; ++c) *a[c] = (double(vo[c]) - double(v[c])) / double(m.dt);
+  out.terms.push_back(applied);
+  return out;
+}
 
 template <class Real, int D>
 ForceExplanation explain(const EngineT<Real>& e, std::uint32_t id) {
@@ -22,11 +59,30 @@ ForceExplanation explain(const EngineT<Real>& e, std::uint32_t id) {
     pi[c] = s.p[c][i];
     vi[c] = s.v[c][i];
   }
-  const FlockSums<Real> sums = naive_sums<Real, D>(m, s, i, &out.neighbours);
   StepContext<Real> ctx = prepare_step(m, s, e.step_count(), e.def().seed);
+  Real po[3] = {0, 0, 0}, vo[3] = {0, 0, 0};
+  FlockSums<Real> sums;
+  if (m.list.active && s.kind[i] == 0) {
+    // Topological neighbours and the couzin profile see the list of the naive stepper
+    // (core/neighbour_list.hpp): the visible boids, the k nearest kept, in id order.
+    std::vector<nlist::Neighbour<Real>> nb;
+    nlist::gather<Real, D>(m, s, i, 0, std::uint32_t(s.n), nb);
+    nlist::select(m.list.topo_k, nb);
+    for (const auto& n : nb) out.neighbours.push_back(n.id);
+    if (m.list.couzin) return explain_couzin<Real, D>(m, ctx, s, i, nb, std::move(out));
+    Real vi2 = 0;
+    for (int c = 0; c < D; ++c) vi2 += vi[c] * vi[c];
+    const Real vi_len = std::sqrt(vi2);
+    for (const auto& n : nb) {
+      Real vj[3] = {0, 0, 0};
+      for (int c = 0; c < D; ++c) vj[c] = s.v[c][n.slot];
+      accumulate_pair<Real, D>(m.kind[0], n.d, vi, vi_len, vj, sums);
+    }
+  } else {
+    sums = naive_sums<Real, D>(m, s, i, &out.neighbours);
+  }
   ctx.beh.active = true;  // always take the term-by-term path
   ForceRecorder rec;
-  Real po[3] = {0, 0, 0}, vo[3] = {0, 0, 0};
   behaviour_finish<Real, D>(m, ctx, s.kind[i], id, sums, pi, vi, po, vo, &rec);
   for (const auto& t : rec.terms) out.terms.push_back({t.name, t.f[0], t.f[1], t.f[2]});
   if (m.beh.profile == Profile::abm && s.kind[i] == 0) {

@@ -118,18 +118,17 @@ inline void gaussian_turn(double* u, double sigma, std::uint64_t seed, std::uint
   for (int c = 0; c < D; ++c) u[c] /= l;
 }
 
-/// The new velocity and position of kind-0 boid `id` at p with velocity v from its zones.
+/// The heading h (unit; the x axis for a boid at rest) of a kind-0 boid with velocity v and
+/// its desired direction `want` (unit, before the noise) from its zones.
 template <class Real, int D>
-inline void finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, std::uint32_t id,
-                   const Zones<Real>& z, const Real* p, const Real* v, Real* p_out, Real* v_out) {
-  const KindParams<Real>& kp = m.kind[0];
-  // The current heading h (the x axis for a boid at rest).
-  double h[3] = {0, 0, 0};
-  for (int c = 0; c < D; ++c) h[c] = double(v[c]);
+inline void desired(const Zones<Real>& z, const Real* v, double* h, double* want) {
+  for (int c = 0; c < D; ++c) {
+    h[c] = double(v[c]);
+    want[c] = 0;
+  }
   const double hl = norm<D>(h);
   for (int c = 0; c < D; ++c) h[c] = hl > 0 ? h[c] / hl : double(c == 0);
 
-  double want[3] = {0, 0, 0};
   if (z.n_rep > 0) {
     for (int c = 0; c < D; ++c) want[c] = -z.rep[c];
   } else if (z.n_ori > 0 || z.n_att > 0) {
@@ -152,6 +151,16 @@ inline void finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, std
     wl = 1;
   }
   for (int c = 0; c < D; ++c) want[c] /= wl;
+}
+
+/// The new heading and position of one boid: the desired direction (desired()), Gaussian noise
+/// on it, then a turn toward it by at most theta * tau, at constant speed.
+template <class Real, int D>
+inline void finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, std::uint32_t id,
+                   const Zones<Real>& z, const Real* p, const Real* v, Real* p_out, Real* v_out) {
+  const KindParams<Real>& kp = m.kind[0];
+  double h[3] = {0, 0, 0}, want[3] = {0, 0, 0};
+  desired<Real, D>(z, v, h, want);
   if (m.list.sigma > 0) gaussian_turn<D>(want, m.list.sigma, ctx.seed, id, ctx.step);
 
   // Turn toward the desired direction by at most theta * tau.

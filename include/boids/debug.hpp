@@ -30,6 +30,10 @@ struct ForceExplanation {
 
 /// Re-runs the next step's scalar math for the boid with this id (the naive stepper's sums
 /// over the id-ordered state), without changing the world. Throws Error for an unknown id.
+/// With topological neighbours the neighbours are the k nearest visible ones the step uses.
+/// The couzin profile has no forces: its terms are the zone directions "repulsion" (d_r),
+/// "orientation" (d_o, without the own heading) and "attraction" (d_a), "total" is the desired
+/// unit direction before the noise, and "applied" what the turn limit made of it.
 /// Cost O(n) (O(n * predators) with chasing predators): meant for one boid per frame.
 BOIDS_API ForceExplanation explain_forces(const World& world, std::uint32_t id);
 
