@@ -131,17 +131,15 @@ struct RowCopy {
   bool contiguous(int x, int n0) const { return !clip_x || (x >= rx && x + rx < n0); }
 };
 
-// Topological neighbours, steps 2-3 of core/neighbour_list.hpp on the gathered arrays, then the
-// FlockSums: the k nearest of the n visible candidates by (|d|^2, id), summed in id order by
-// accumulate_pair, exactly as nlist::finish_from_list does with the same list. `kp` is kind
-// 0's rules with the view test off: every candidate passed that very test in the gather.
-// `pick` needs room for n indices.
-template <class Real, int D>
-FlockSums<Real> topo_sums(const KindParams<Real>& kp, const BoidStore<Real>& in, std::uint32_t i,
-                          const list_detail::GatherOut<Real>& g, int n, int k,
-                          const list_detail::OrderFn<Real>* order_fn,
-                          std::vector<std::uint32_t>& pick, std::vector<std::uint32_t>& ids,
-                          std::vector<std::pair<std::uint32_t, std::uint32_t>>& by_id) {
+// Topological neighbours, steps 2-3 of core/neighbour_list.hpp on the gathered arrays: the k
+// nearest of the n visible candidates by (|d|^2, id), written to pick[0 .. cnt) as indices into
+// the gather's arrays in increasing id order, as nlist::select orders the same list. Returns
+// cnt. `pick` needs room for n indices.
+template <class Real>
+int topo_order(const BoidStore<Real>& in, const list_detail::GatherOut<Real>& g, int n, int k,
+               const list_detail::OrderFn<Real>* order_fn, std::vector<std::uint32_t>& pick,
+               std::vector<std::uint32_t>& ids,
+               std::vector<std::pair<std::uint32_t, std::uint32_t>>& by_id) {
   const std::uint32_t* id = in.id.data();
   std::uint32_t* pk = pick.data();
   std::uint32_t* pid = ids.data();
@@ -192,7 +190,16 @@ FlockSums<Real> topo_sums(const KindParams<Real>& kp, const BoidStore<Real>& in,
     std::sort(by_id.begin(), by_id.end());
     for (int t = 0; t < cnt; ++t) pk[t] = by_id[std::size_t(t)].second;
   }
-  const std::uint32_t* ord = pk;
+  return cnt;
+}
+
+// The FlockSums of boid i's neighbours pick[0 .. cnt) (topo_order) by accumulate_pair in that
+// order, exactly as nlist::finish_from_list does with the same list. `kp` is kind 0's rules with
+// the view test off: every candidate passed that very test in the gather.
+template <class Real, int D>
+FlockSums<Real> topo_sums(const KindParams<Real>& kp, const BoidStore<Real>& in, std::uint32_t i,
+                          const list_detail::GatherOut<Real>& g, const std::uint32_t* ord,
+                          int cnt) {
   Real vi[3] = {0, 0, 0}, vi2 = 0;
   for (int c = 0; c < D; ++c) {
     vi[c] = in.v[c][i];
@@ -211,6 +218,38 @@ FlockSums<Real> topo_sums(const KindParams<Real>& kp, const BoidStore<Real>& in,
   }
   return sums;
 }
+
+// One x-row's selected neighbours staged for the SIMD sums (list_detail::SumStage): t-major,
+// so the arrays grow with the largest count seen and keep what is already written.
+template <class Real>
+struct SumStaging {
+  std::vector<Real> d[3], v[3], cnt;
+  std::size_t stride = 0, rows = 0;  // rows: neighbour places t allocated
+
+  void start(std::uint32_t count) {
+    stride = (std::size_t(count) + 15) / 16 * 16 + 16;  // whole batches past the last boid
+    cnt.assign(stride, Real(0));
+    rows = d[0].size() / stride;
+  }
+  void need(int c) {
+    if (std::size_t(c) <= rows) return;
+    rows = std::max(std::size_t(c), rows + rows / 2);
+    for (int a = 0; a < 3; ++a) {
+      d[a].resize(rows * stride);
+      v[a].resize(rows * stride);
+    }
+  }
+  list_detail::SumStage<Real> view() const {
+    list_detail::SumStage<Real> s;
+    for (int a = 0; a < 3; ++a) {
+      s.d[a] = d[a].data();
+      s.v[a] = v[a].data();
+    }
+    s.cnt = cnt.data();
+    s.stride = stride;
+    return s;
+  }
+};
 
 template <class Real, int D>
 void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const GridView<Real>& g,
@@ -238,6 +277,9 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
   const list_detail::GatherFn<Real> gather = list_detail::select_gather_fn<Real>(D, mode);
   const list_detail::OrderFn<Real> order_fn[2] = {list_detail::select_order_fn<Real>(true),
                                                   list_detail::select_order_fn<Real>(false)};
+  // The sums in SIMD across a row's boids where accumulate_pair's nearest tracking is off.
+  const list_detail::SumFn<Real> sum_fn =
+      topo && !m.kind[0].track_nearest ? list_detail::select_sum_fn<Real>(D) : nullptr;
   const FinishRow<Real> fin = topo && !ctx.beh.active
                                   ? select_finish_row<Real>(dispatched_isa(true), D, m.boundary)
                                   : nullptr;
@@ -262,12 +304,14 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
     std::vector<nlist::Neighbour<Real>> list;
     CandidateRun<Real> runs[kMaxRuns];
     RowCopy<Real> rc;
+    SumStaging<Real> stage;
     for (std::size_t row = b; row < e; ++row) {
       const std::uint32_t c0 = std::uint32_t(row) * std::uint32_t(g.n[0]);
       const std::uint32_t row_first = g.cell_start[c0];
       const std::uint32_t row_last = g.cell_start[c0 + std::uint32_t(g.n[0])];
       if (row_first == row_last) continue;
       if (topo) sums.resize(row_last - row_first);
+      if (sum_fn) stage.start(row_last - row_first);
       const bool copied = rc.build(g, mode, std::uint32_t(row), D);
       for (int x = 0; x < g.n[0]; ++x) {
         const std::uint32_t cell = c0 + std::uint32_t(x);
@@ -298,8 +342,22 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
           src.self = src.slot ? rc.own_at[std::size_t(x + rc.rx)] + (i - first) : i;
           const int n = gather(gin, i, src, runs, nr, prune_k, go);
           if (topo) {
-            sums[i - row_first] = topo_sums<Real, D>(kp_seen, in, i, go, n, m.list.topo_k, order_fn,
-                                                     pick, ids, by_id);
+            const int cnt = topo_order<Real>(in, go, n, m.list.topo_k, order_fn, pick, ids, by_id);
+            const std::uint32_t rb = i - row_first;
+            if (!sum_fn) {
+              sums[rb] = topo_sums<Real, D>(kp_seen, in, i, go, pick.data(), cnt);
+              continue;
+            }
+            stage.need(cnt);
+            stage.cnt[rb] = Real(cnt);
+            for (int t = 0; t < cnt; ++t) {
+              const std::uint32_t a = pick[std::size_t(t)], j = go.slot[a];
+              const std::size_t o = std::size_t(t) * stage.stride + rb;
+              for (int c = 0; c < D; ++c) {
+                stage.d[c][o] = go.d[c][a];
+                stage.v[c][o] = in.v[c][j];
+              }
+            }
             continue;
           }
           list.resize(std::size_t(n));
@@ -314,6 +372,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
         }
       }
       if (!topo) continue;
+      if (sum_fn) sum_fn(stage.view(), row_last - row_first, m.kind[0], sums.data());
       if (fin) {
         fin(fv, row_first, row_last - row_first, sums.data());
         for (std::uint32_t j = row_first; j < row_last; ++j) {
