@@ -1,0 +1,155 @@
+// The topological pass on its own grid (parallel/list_fine_grid.hpp has the scheme), for radii
+// much larger than the k-th neighbour distance. Included by parallel/list_step.cpp only.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "core/kernels.hpp"
+#include "core/model.hpp"
+#include "core/store.hpp"
+#include "parallel/list_fine_grid.hpp"
+#include "parallel/list_gather.hpp"
+#include "parallel/list_topo.hpp"
+#include "parallel/threading.hpp"
+
+namespace boids::list_detail {
+
+/// What the topological pass shares between its row pass and this one.
+template <class Real>
+struct TopoSetup {
+  KindParams<Real> kp_seen;  // kind 0's rules with the view test off (the gather did it)
+  GatherInput<Real> gin;
+  GatherFn<Real> engine_gather = nullptr;  // for the engine's stencil (cell_runs)
+  OrderFn<Real> order_fn[2] = {};
+  SumFn<Real> sum_fn = nullptr;  // nullptr: accumulate_pair boid by boid
+  int k = 0, prune_k = 0;
+};
+
+/// The FlockSums of every kind-0 boid (slots [0, nb) of `in`, nb = g's boid count) into
+/// sums[slot], through a FineGrid; false (nothing done) when the grid would not pay. Counts
+/// the boids that fall back to the engine's stencil in `fallbacks`.
+template <class Real, int D>
+bool fine_topo_sums(const ModelParams<Real>& m, const GridView<Real>& g, const BoidStore<Real>& in,
+                    const TopoSetup<Real>& ts, std::vector<FlockSums<Real>>& sums, Executor& ex,
+                    std::atomic<std::uint64_t>& fallbacks) {
+  const std::uint32_t nb = g.cell_start[g.ncells()];
+  FineGrid<Real> fg;
+  if (!fg.plan(g, in, nb, ts.k, m.boundary == Boundary::wrap, double(m.size))) return false;
+  {
+    std::vector<std::uint32_t> key;
+    fg.build(in, nb, key);
+  }
+  const GatherFn<Real> fine_gather = select_gather_fn<Real>(
+      D, m.boundary == Boundary::wrap ? WrapMode::min_image : WrapMode::none);
+  const double r = double(m.kind[0].radius);
+  sums.resize(nb);
+  const std::size_t nrows = std::size_t(fg.n[1]) * std::size_t(fg.n[2]);
+  ex.parallel_for(nrows, 1, [&](std::size_t rb, std::size_t re) {
+    GatherBuffers<Real> buf;
+    std::vector<std::uint32_t> pick, ids;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id;
+    std::vector<FlockSums<Real>> row_sums;
+    SumStaging<Real> stage;
+    CandidateRun<Real> runs[kMaxRuns];
+    GatherInput<Real> gi = ts.gin;
+    const double edge = std::min({fg.w[0], D > 1 ? fg.w[1] : fg.w[0], D > 2 ? fg.w[2] : fg.w[0]});
+    for (std::size_t row = rb; row < re; ++row) {
+      const std::size_t c0 = row * std::size_t(fg.n[0]);
+      const std::uint32_t row_first = fg.start[c0], row_last = fg.start[c0 + std::size_t(fg.n[0])];
+      if (row_first == row_last) continue;
+      if (ts.sum_fn) {
+        stage.start(row_last - row_first);
+        row_sums.resize(row_last - row_first);
+      }
+      const int cc[3] = {0, int(row % std::size_t(fg.n[1])), int(row / std::size_t(fg.n[1]))};
+      for (int x = 0; x < fg.n[0]; ++x) {
+        const std::uint32_t first = fg.start[c0 + std::size_t(x)];
+        const std::uint32_t last = fg.start[c0 + std::size_t(x) + 1];
+        if (first == last) continue;
+        const int cx[3] = {x, cc[1], cc[2]};
+        double blo[3], bhi[3];
+        const int nr = fg.block_runs(cx, runs, blo, bhi);
+        std::size_t total = 0;
+        for (int q = 0; q < nr; ++q) total += runs[q].end - runs[q].begin;
+        GatherSource<Real> src;
+        for (int c = 0; c < D; ++c) src.p[c] = fg.p[c].data();
+        src.slot = fg.slot.data();
+        for (std::uint32_t f = first; f < last; ++f) {
+          const std::uint32_t i = fg.slot[f];
+          GatherOut<Real> go = buf.view(D, total);
+          if (pick.size() < total) {
+            pick.resize(total);
+            ids.resize(total);
+          }
+          src.self = f;
+          // Only candidates nearer than the block's bound can settle the boid, so the gather's
+          // radius is at most the bound (r where the block holds everything within r), and
+          // first one cell edge, which holds about 2.2 k boids (kFineFill): fewer kept, rarely
+          // a prune. The k nearest within any radius up to the bound are the k nearest of all.
+          // A radius's rounding to Real is far inside the bound's margin.
+          Real pos[3] = {0, 0, 0};
+          for (int c = 0; c < D; ++c) pos[c] = in.p[c][i];
+          const double bound = fg.bound(pos, blo, bhi);
+          const bool covers = bound >= r;  // the block holds everything within r
+          const double lim = covers ? r : std::max(bound, 0.0);
+          auto radius2 = [&](double q) { return q >= r ? ts.gin.radius2 : Real(q * q); };
+          gi.radius2 = radius2(std::min(lim, edge));
+          int n = fine_gather(gi, i, src, runs, nr, ts.prune_k, go);
+          int cnt = topo_order<Real>(in, go, n, ts.k, ts.order_fn, pick, ids, by_id);
+          if (cnt < ts.k && edge < lim) {
+            gi.radius2 = radius2(lim);
+            n = fine_gather(gi, i, src, runs, nr, ts.prune_k, go);
+            cnt = topo_order<Real>(in, go, n, ts.k, ts.order_fn, pick, ids, by_id);
+          }
+          // k found within the radius, or all within r: the selection of the whole stencil.
+          const bool settled = covers || cnt == ts.k;
+          if (!settled) {  // a sparse spot: the engine's whole stencil
+            fallbacks.fetch_add(1, std::memory_order_relaxed);
+            const std::uint32_t cell =
+                std::uint32_t(std::upper_bound(g.cell_start, g.cell_start + g.ncells() + 1, i) -
+                              g.cell_start - 1);
+            CandidateRun<Real> eruns[kMaxRuns];
+            const int enr = cell_runs(g, cell, eruns);
+            std::size_t etotal = 0;
+            for (int q = 0; q < enr; ++q) etotal += eruns[q].end - eruns[q].begin;
+            go = buf.view(D, etotal);
+            if (pick.size() < etotal) {
+              pick.resize(etotal);
+              ids.resize(etotal);
+            }
+            GatherSource<Real> esrc;
+            for (int c = 0; c < D; ++c) esrc.p[c] = in.p[c].data();
+            esrc.self = i;
+            n = ts.engine_gather(ts.gin, i, esrc, eruns, enr, ts.prune_k, go);
+            cnt = topo_order<Real>(in, go, n, ts.k, ts.order_fn, pick, ids, by_id);
+          }
+          if (!ts.sum_fn) {
+            sums[i] = topo_sums<Real, D>(ts.kp_seen, in, i, go, pick.data(), cnt);
+            continue;
+          }
+          const std::uint32_t b = f - row_first;
+          stage.need(cnt);
+          stage.cnt[b] = Real(cnt);
+          for (int t = 0; t < cnt; ++t) {
+            const std::uint32_t a = pick[std::size_t(t)], j = go.slot[a];
+            const std::size_t o = std::size_t(t) * stage.stride + b;
+            for (int c = 0; c < D; ++c) {
+              stage.d[c][o] = go.d[c][a];
+              stage.v[c][o] = in.v[c][j];
+            }
+          }
+        }
+      }
+      if (!ts.sum_fn) continue;
+      ts.sum_fn(stage.view(), row_last - row_first, ts.kp_seen, row_sums.data());
+      for (std::uint32_t f = row_first; f < row_last; ++f)
+        sums[fg.slot[f]] = row_sums[f - row_first];
+    }
+  });
+  return true;
+}
+
+}  // namespace boids::list_detail
