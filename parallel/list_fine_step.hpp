@@ -96,10 +96,10 @@ bool fine_topo_sums(const ModelParams<Real>& m, const GridView<Real>& g, const B
           const bool covers = bound >= r;  // the block holds everything within r
           const double lim = covers ? r : std::max(bound, 0.0);
           auto radius2 = [&](double q) { return q >= r ? ts.gin.radius2 : Real(q * q); };
-          gi.radius2 = radius2(std::min(lim, edge));
+          gi.radius2 = radius2(std::min(lim, 0.9 * edge));
           int n = fine_gather(gi, i, src, runs, nr, ts.prune_k, go);
           int cnt = topo_order<Real>(in, go, n, ts.k, ts.order_fn, pick, ids, by_id);
-          if (cnt < ts.k && edge < lim) {
+          if (cnt < ts.k && 0.9 * edge < lim) {
             gi.radius2 = radius2(lim);
             n = fine_gather(gi, i, src, runs, nr, ts.prune_k, go);
             cnt = topo_order<Real>(in, go, n, ts.k, ts.order_fn, pick, ids, by_id);
@@ -131,16 +131,7 @@ bool fine_topo_sums(const ModelParams<Real>& m, const GridView<Real>& g, const B
             continue;
           }
           const std::uint32_t b = f - row_first;
-          stage.need(cnt);
-          stage.cnt[b] = Real(cnt);
-          for (int t = 0; t < cnt; ++t) {
-            const std::uint32_t a = pick[std::size_t(t)], j = go.slot[a];
-            const std::size_t o = std::size_t(t) * stage.stride + b;
-            for (int c = 0; c < D; ++c) {
-              stage.d[c][o] = go.d[c][a];
-              stage.v[c][o] = in.v[c][j];
-            }
-          }
+          stage.template put<D>(b, cnt, pick.data(), go, in);
         }
       }
       if (!ts.sum_fn) continue;

@@ -248,16 +248,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
               sums[rb] = topo_sums<Real, D>(kp_seen, in, i, go, pick.data(), cnt);
               continue;
             }
-            stage.need(cnt);
-            stage.cnt[rb] = Real(cnt);
-            for (int t = 0; t < cnt; ++t) {
-              const std::uint32_t a = pick[std::size_t(t)], j = go.slot[a];
-              const std::size_t o = std::size_t(t) * stage.stride + rb;
-              for (int c = 0; c < D; ++c) {
-                stage.d[c][o] = go.d[c][a];
-                stage.v[c][o] = in.v[c][j];
-              }
-            }
+            stage.template put<D>(rb, cnt, pick.data(), go, in);
             continue;
           }
           list.resize(std::size_t(n));

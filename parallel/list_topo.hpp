@@ -145,6 +145,34 @@ struct SumStaging {
       v[a].resize(rows * stride);
     }
   }
+  // Boid b's `count` neighbours pick[0 .. count) of the gather `go`: their d and velocities.
+  template <int D>
+  void put(std::uint32_t b, int count, const std::uint32_t* pick, const GatherOut<Real>& go,
+           const BoidStore<Real>& in) {
+    need(count);
+    cnt[b] = Real(count);
+    Real* sd[3];
+    Real* sv[3];
+    const Real* gd[3];
+    const Real* iv[3];
+    for (int c = 0; c < D; ++c) {  // plain pointers: the stores cannot alias them
+      sd[c] = d[c].data() + b;
+      sv[c] = v[c].data() + b;
+      gd[c] = go.d[c];
+      iv[c] = in.v[c].data();
+    }
+    const std::uint32_t* slot = go.slot;
+    const std::size_t st = stride;
+    for (int t = 0; t < count; ++t) {
+      const std::uint32_t a = pick[t], j = slot[a];
+      const std::size_t o = std::size_t(t) * st;
+      for (int c = 0; c < D; ++c) {
+        sd[c][o] = gd[c][a];
+        sv[c][o] = iv[c][j];
+      }
+    }
+  }
+
   SumStage<Real> view() const {
     SumStage<Real> s;
     for (int a = 0; a < 3; ++a) {
