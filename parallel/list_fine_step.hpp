@@ -47,7 +47,23 @@ bool fine_topo_sums(const ModelParams<Real>& m, const GridView<Real>& g, const B
   const double r = double(m.kind[0].radius);
   sums.resize(nb);
   const std::size_t nrows = std::size_t(fg.n[1]) * std::size_t(fg.n[2]);
+  // Each x-row's block rows copied column by column (RowCopy, as the row pass does), so a
+  // cell's candidates are one range of full batches; not where an axis of a wrapped box has
+  // fewer than 3 cells (the block would hold a cell twice).
+  GridView<Real> fv;
+  bool copy = true;
+  for (int c = 0; c < 3; ++c) {
+    fv.p[c] = c < D ? fg.p[c].data() : nullptr;
+    fv.n[c] = fg.n[c];
+    fv.reach[c] = c < D ? 1 : 0;
+    if (c < D && fg.wrap && fg.n[c] < 3) copy = false;
+  }
+  fv.dims = D;
+  fv.cell_start = fg.start.data();
+  const WrapMode fmode = fg.wrap ? WrapMode::min_image : WrapMode::none;
+  fv.wrap = fmode;
   ex.parallel_for(nrows, 1, [&](std::size_t rb, std::size_t re) {
+    RowCopy<Real> rc;
     GatherBuffers<Real> buf;
     std::vector<std::uint32_t> pick, ids;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id;
@@ -65,18 +81,30 @@ bool fine_topo_sums(const ModelParams<Real>& m, const GridView<Real>& g, const B
         row_sums.resize(row_last - row_first);
       }
       const int cc[3] = {0, int(row % std::size_t(fg.n[1])), int(row / std::size_t(fg.n[1]))};
+      if (copy) {
+        rc.build(fv, fmode, std::uint32_t(row), D);
+        // The copy's slots index the grid's arrays: make them the engine's slots.
+        const std::size_t len = rc.col_start.back();
+        for (std::size_t t = 0; t < len; ++t) rc.slot[t] = fg.slot[rc.slot[t]];
+      }
       for (int x = 0; x < fg.n[0]; ++x) {
         const std::uint32_t first = fg.start[c0 + std::size_t(x)];
         const std::uint32_t last = fg.start[c0 + std::size_t(x) + 1];
         if (first == last) continue;
         const int cx[3] = {x, cc[1], cc[2]};
         double blo[3], bhi[3];
-        const int nr = fg.block_runs(cx, runs, blo, bhi);
-        std::size_t total = 0;
-        for (int q = 0; q < nr; ++q) total += runs[q].end - runs[q].begin;
+        int nr = fg.block_runs(cx, runs, blo, bhi);
         GatherSource<Real> src;
         for (int c = 0; c < D; ++c) src.p[c] = fg.p[c].data();
         src.slot = fg.slot.data();
+        if (copy) {
+          for (int c = 0; c < D; ++c) src.p[c] = rc.p.data() + std::size_t(c) * rc.stride;
+          src.slot = rc.slot.data();
+          runs[0] = {rc.col_start[std::size_t(x)], rc.col_start[std::size_t(x) + 3], {0, 0, 0}};
+          nr = 1;
+        }
+        std::size_t total = 0;
+        for (int q = 0; q < nr; ++q) total += runs[q].end - runs[q].begin;
         for (std::uint32_t f = first; f < last; ++f) {
           const std::uint32_t i = fg.slot[f];
           GatherOut<Real> go = buf.view(D, total);
@@ -84,7 +112,7 @@ bool fine_topo_sums(const ModelParams<Real>& m, const GridView<Real>& g, const B
             pick.resize(total);
             ids.resize(total);
           }
-          src.self = f;
+          src.self = copy ? rc.own_at[std::size_t(x) + 1] + (f - first) : f;
           // Only candidates nearer than the block's bound can settle the boid, so the gather's
           // radius is at most the bound (r where the block holds everything within r), and
           // first one cell edge, which holds about 2.2 k boids (kFineFill): fewer kept, rarely
