@@ -10,9 +10,12 @@
 // faces, less a margin for the rounding of positions and |d|^2). So when the k-th nearest of
 // those found has |d|^2 < bound^2, no boid outside can be among the k nearest (not even tied):
 // the selection by (|d|^2, id) is that of the whole stencil. When the block covers everything
-// within r, it is the whole selection anyway. Otherwise (a boid in a sparse region) the boid
-// falls back to the engine's stencil. The d and |d|^2 of a pair are nlist::offer's (the
-// per-pair minimum image under wrap), so the results are the same bits.
+// within r, it is the whole selection anyway. Otherwise (a boid in a sparse region) it scans
+// blocks of 5^D, 9^D, 17^D ... cells with the same test, at the latest the whole grid. The d
+// and |d|^2 of a pair are nlist::offer's (the per-pair minimum image under wrap), so the
+// results are the same bits. (Under mpirun the grid holds a rank's slab and ghosts: an owned
+// boid's visible candidates within r are all held, and one not held is farther than r, so
+// the test still decides exactly.)
 //
 // The cells hold the kind-0 slots [0, nb) of the engine's store by a counting sort over
 // ascending slots: a function of the state alone, whatever the thread count.
@@ -161,23 +164,26 @@ struct FineGrid {
     }
   }
 
-  /// The runs of the 3^D block around cell (cx, cy, cz) (no run twice, even when an axis has
-  /// fewer than 3 cells), and per axis the block's faces [blo, bhi) in world coordinates
-  /// (infinite where the block covers the axis or ends at the grid's edge).
-  int block_runs(const int* cc, CandidateRun<Real>* runs, double* blo, double* bhi) const {
+  /// The runs of the block of (2q + 1)^D cells around cell cc (no run twice, even when a
+  /// wrapped axis has fewer than 2q + 1 cells: then the whole axis), and per axis the block's
+  /// faces [blo, bhi) in world coordinates (infinite where the block covers the axis or ends
+  /// at the grid's edge).
+  int block_runs(const int* cc, int q, std::vector<CandidateRun<Real>>& runs, double* blo,
+                 double* bhi) const {
+    runs.clear();
     int from[3], to[3];
     for (int c = 0; c < 3; ++c) {
-      from[c] = cc[c] - 1;
-      to[c] = cc[c] + 1;
+      from[c] = cc[c] - q;
+      to[c] = cc[c] + q;
       blo[c] = -std::numeric_limits<double>::infinity();
       bhi[c] = std::numeric_limits<double>::infinity();
       if (c >= dims) {
         from[c] = to[c] = 0;
         continue;
       }
-      if (wrap && n[c] >= 3) {
-        blo[c] = lo[c] + (cc[c] - 1) * w[c];
-        bhi[c] = lo[c] + (cc[c] + 2) * w[c];
+      if (wrap && n[c] >= 2 * q + 1) {
+        blo[c] = lo[c] + (cc[c] - q) * w[c];
+        bhi[c] = lo[c] + (cc[c] + q + 1) * w[c];
       } else if (wrap) {  // the whole axis
         from[c] = 0;
         to[c] = n[c] - 1;
@@ -188,10 +194,9 @@ struct FineGrid {
         to[c] = std::min(to[c], n[c] - 1);
       }
     }
-    int count = 0;
     auto add = [&](std::size_t row, int x0, int x1) {
       const std::uint32_t b = start[row + std::size_t(x0)], e = start[row + std::size_t(x1) + 1];
-      if (b != e) runs[count++] = {b, e, {0, 0, 0}};
+      if (b != e) runs.push_back({b, e, {0, 0, 0}});
     };
     // The boid's own x-row first: the gather's pruning bound then tightens early.
     for (int z = from[2] - 1; z <= to[2]; ++z) {
@@ -213,7 +218,7 @@ struct FineGrid {
         }
       }
     }
-    return count;
+    return int(runs.size());
   }
 
   /// The distance from x to the block's faces, less the rounding margin (<= 0: none).

@@ -22,7 +22,6 @@ template <class Real>
 struct TopoSetup {
   KindParams<Real> kp_seen;  // kind 0's rules with the view test off (the gather did it)
   GatherInput<Real> gin;
-  GatherFn<Real> engine_gather = nullptr;  // for the engine's stencil (cell_runs)
   OrderFn<Real> order_fn[2] = {};
   SumFn<Real> sum_fn = nullptr;  // nullptr: accumulate_pair boid by boid
   int k = 0, prune_k = 0;
@@ -30,7 +29,7 @@ struct TopoSetup {
 
 /// The FlockSums of every kind-0 boid (slots [0, nb) of `in`, nb = g's boid count) into
 /// sums[slot], through a FineGrid; false (nothing done) when the grid would not pay. Counts
-/// the boids that fall back to the engine's stencil in `fallbacks`.
+/// the wider blocks scanned for boids the first block does not settle in `fallbacks`.
 template <class Real, int D>
 bool fine_topo_sums(const ModelParams<Real>& m, const GridView<Real>& g, const BoidStore<Real>& in,
                     const TopoSetup<Real>& ts, std::vector<FlockSums<Real>>& sums, Executor& ex,
@@ -69,7 +68,8 @@ bool fine_topo_sums(const ModelParams<Real>& m, const GridView<Real>& g, const B
     std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id;
     std::vector<FlockSums<Real>> row_sums;
     SumStaging<Real> stage;
-    CandidateRun<Real> runs[kMaxRuns];
+    std::vector<CandidateRun<Real>> block, wide;
+    CandidateRun<Real> one;
     GatherInput<Real> gi = ts.gin;
     const double edge = std::min({fg.w[0], D > 1 ? fg.w[1] : fg.w[0], D > 2 ? fg.w[2] : fg.w[0]});
     for (std::size_t row = rb; row < re; ++row) {
@@ -93,14 +93,16 @@ bool fine_topo_sums(const ModelParams<Real>& m, const GridView<Real>& g, const B
         if (first == last) continue;
         const int cx[3] = {x, cc[1], cc[2]};
         double blo[3], bhi[3];
-        int nr = fg.block_runs(cx, runs, blo, bhi);
+        int nr = fg.block_runs(cx, 1, block, blo, bhi);
+        const CandidateRun<Real>* runs = block.data();
         GatherSource<Real> src;
         for (int c = 0; c < D; ++c) src.p[c] = fg.p[c].data();
         src.slot = fg.slot.data();
         if (copy) {
           for (int c = 0; c < D; ++c) src.p[c] = rc.p.data() + std::size_t(c) * rc.stride;
           src.slot = rc.slot.data();
-          runs[0] = {rc.col_start[std::size_t(x)], rc.col_start[std::size_t(x) + 3], {0, 0, 0}};
+          one = {rc.col_start[std::size_t(x)], rc.col_start[std::size_t(x) + 3], {0, 0, 0}};
+          runs = &one;
           nr = 1;
         }
         std::size_t total = 0;
@@ -133,26 +135,32 @@ bool fine_topo_sums(const ModelParams<Real>& m, const GridView<Real>& g, const B
             cnt = topo_order<Real>(in, go, n, ts.k, ts.order_fn, pick, ids, by_id);
           }
           // k found within the radius, or all within r: the selection of the whole stencil.
-          const bool settled = covers || cnt == ts.k;
-          if (!settled) {  // a sparse spot: the engine's whole stencil
+          bool settled = covers || cnt == ts.k;
+          // A sparse spot: blocks of 5^D, 9^D, 17^D ... cells until the k-th nearest is
+          // nearer than the block's faces or the block holds everything within r (at the
+          // latest when it holds the whole grid).
+          for (int q = 2; !settled; q = 2 * q) {
             fallbacks.fetch_add(1, std::memory_order_relaxed);
-            const std::uint32_t cell =
-                std::uint32_t(std::upper_bound(g.cell_start, g.cell_start + g.ncells() + 1, i) -
-                              g.cell_start - 1);
-            CandidateRun<Real> eruns[kMaxRuns];
-            const int enr = cell_runs(g, cell, eruns);
-            std::size_t etotal = 0;
-            for (int q = 0; q < enr; ++q) etotal += eruns[q].end - eruns[q].begin;
-            go = buf.view(D, etotal);
-            if (pick.size() < etotal) {
-              pick.resize(etotal);
-              ids.resize(etotal);
+            double flo[3], fhi[3];
+            const int fnr = fg.block_runs(cx, q, wide, flo, fhi);
+            std::size_t ftotal = 0;
+            for (int t = 0; t < fnr; ++t)
+              ftotal += wide[std::size_t(t)].end - wide[std::size_t(t)].begin;
+            go = buf.view(D, ftotal);
+            if (pick.size() < ftotal) {
+              pick.resize(ftotal);
+              ids.resize(ftotal);
             }
-            GatherSource<Real> esrc;
-            for (int c = 0; c < D; ++c) esrc.p[c] = in.p[c].data();
-            esrc.self = i;
-            n = ts.engine_gather(ts.gin, i, esrc, eruns, enr, ts.prune_k, go);
+            GatherSource<Real> fsrc;
+            for (int c = 0; c < D; ++c) fsrc.p[c] = fg.p[c].data();
+            fsrc.slot = fg.slot.data();
+            fsrc.self = f;
+            const double fb = fg.bound(pos, flo, fhi);
+            const bool fcovers = fb >= r;
+            gi.radius2 = radius2(fcovers ? r : std::max(fb, 0.0));
+            n = fine_gather(gi, i, fsrc, wide.data(), fnr, ts.prune_k, go);
             cnt = topo_order<Real>(in, go, n, ts.k, ts.order_fn, pick, ids, by_id);
+            settled = fcovers || cnt == ts.k;
           }
           if (!ts.sum_fn) {
             sums[i] = topo_sums<Real, D>(ts.kp_seen, in, i, go, pick.data(), cnt);

@@ -73,7 +73,6 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
     list_detail::TopoSetup<Real> ts;
     ts.kp_seen = kp_seen;
     ts.gin = gin;
-    ts.engine_gather = gather;
     ts.order_fn[0] = order_fn[0];
     ts.order_fn[1] = order_fn[1];
     ts.sum_fn = sum_fn;

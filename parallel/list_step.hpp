@@ -23,7 +23,8 @@ void list_step(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
                const BoidStore<Real>& in, BoidStore<Real>& out, Executor& ex);
 
 /// Steps of list_step that ran the topological pass on its own grid (parallel/list_fine_grid.hpp),
-/// and boids of those that fell back to the engine's stencil, since the program started: for
+/// and the wider blocks scanned where the first block did not settle a boid, since the program
+/// started: for
 /// the tests, which must see that path run.
 std::uint64_t list_own_grid_steps() noexcept;
 std::uint64_t list_own_grid_fallbacks() noexcept;

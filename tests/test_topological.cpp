@@ -247,7 +247,7 @@ TEST_CASE("topological: naive = grid on the pass's own grid (large radii, pure t
   // A radius far beyond the k-th neighbour distance: the grid engine's topological pass sorts
   // the boids into cells about the k-th neighbour distance, scans the 3^D block around each
   // boid's cell and keeps the result only when the k-th nearest is nearer than the block's
-  // faces, else takes the engine's stencil (parallel/list_fine_grid.hpp). Against the naive
+  // faces, else scans blocks of 5^D, 9^D ... cells (parallel/list_fine_grid.hpp). Against the naive
   // stepper, bit for bit: wrapped, reflecting and open boxes (open with r far beyond the box:
   // the pure topological rule), 2D and 3D, float and double, a view cone, k from 1 to 20. The
   // counters check that the own grid ran and that some boids fell back.
