@@ -57,6 +57,21 @@ OrderFn<Real> select_order_fn(bool small) {
   }
 }
 
+template <class Real>
+SumFn<Real> select_sum_fn(int dims) {
+  const GatherTables& t = gather_tables();
+  for (int i = int(dispatched_isa(true));; --i) {
+    SumFn<Real> k;
+    if constexpr (sizeof(Real) == 4)
+      k = t.f[i].sum[dims == 2 ? 0 : 1];
+    else
+      k = t.d[i].sum[dims == 2 ? 0 : 1];
+    if (k || i == 0) return k;
+  }
+}
+
+template SumFn<float> select_sum_fn<float>(int);
+template SumFn<double> select_sum_fn<double>(int);
 template OrderFn<float> select_order_fn<float>(bool);
 template OrderFn<double> select_order_fn<double>(bool);
 template GatherFn<float> select_gather_fn<float>(int, WrapMode);

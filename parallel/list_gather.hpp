@@ -17,6 +17,7 @@
 // which the selection by (|d|^2, id) and the id order of the sums do not depend on).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "core/kernels.hpp"
@@ -76,11 +77,33 @@ template <class Real>
 using OrderFn = int (*)(const Real* dist2, const std::uint32_t* slot, const std::uint32_t* id,
                         int n, int k, std::uint32_t* order);
 
-/// Per-ISA tables: gathers [dims - 2][wrap mode]; orders for N = 8 and 16.
+/// The selected neighbours of a run of boids, staged by list_step.cpp for the sums: boid b's
+/// cnt[b] neighbours, in id order, at d[c][t * stride + b] and v[c][t * stride + b] (t <
+/// cnt[b]; their offsets and velocities). cnt holds the counts as Real, 0 past the last boid;
+/// every array is readable up to a whole SIMD batch past the last boid.
+template <class Real>
+struct SumStage {
+  const Real* d[3] = {nullptr, nullptr, nullptr};
+  const Real* v[3] = {nullptr, nullptr, nullptr};
+  const Real* cnt = nullptr;
+  std::size_t stride = 0;
+};
+
+/// The FlockSums of boids [0, count) of a SumStage into out[0 .. count): for each boid,
+/// accumulate_pair over its neighbours in the staged (id) order, with SIMD lanes across boids,
+/// so every boid's own additions keep their operands and order: the same bits. Every staged
+/// neighbour is visible (the gather's test) and kp.track_nearest is off (list_step.cpp keeps
+/// the scalar sums otherwise); kp gives the separation radius and sep_linear.
+template <class Real>
+using SumFn = void (*)(const SumStage<Real>& s, std::uint32_t count, const KindParams<Real>& kp,
+                       FlockSums<Real>* out);
+
+/// Per-ISA tables: gathers [dims - 2][wrap mode]; orders for N = 8 and 16; sums [dims - 2].
 template <class Real>
 struct GatherTable {
   GatherFn<Real> fn[2][3] = {};
   OrderFn<Real> order[2] = {};
+  SumFn<Real> sum[2] = {};
 };
 void list_gather_scalar(GatherTable<float>& f, GatherTable<double>& d);
 void list_gather_sse42(GatherTable<float>& f, GatherTable<double>& d);
@@ -94,5 +117,9 @@ GatherFn<Real> select_gather_fn(int dims, WrapMode wrap);
 /// The OrderFn for dispatched_isa() and N = 8 (small = true) or 16.
 template <class Real>
 OrderFn<Real> select_order_fn(bool small);
+
+/// The SumFn for dispatched_isa() and a dimension.
+template <class Real>
+SumFn<Real> select_sum_fn(int dims);
 
 }  // namespace boids::list_detail

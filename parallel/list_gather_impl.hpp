@@ -3,6 +3,7 @@
 // anonymous namespace, so each ISA's unit keeps its own copy.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -209,8 +210,69 @@ int order_small_avx2(const float* dist2, const std::uint32_t* slot, const std::u
 }
 #endif
 
+// SumFn (list_gather.hpp): accumulate_pair's arithmetic for visible pairs without the nearest
+// tracking, lane l = boid b + l. A lane past its boid's count keeps its sums (select), so each
+// lane's sums see exactly its boid's additions, in order: (0 + d0^2) + d1^2 ... is d0^2 + d1^2
+// ... (a square is never -0), and the separation term is the same -(d * (1 / |d|^2)) or -d.
+template <class P, class Real, int D>
+void sum_staged(const SumStage<Real>& s, std::uint32_t count, const KindParams<Real>& kp,
+                FlockSums<Real>* out) {
+  using B = typename P::B;
+  constexpr int W = P::W;
+  const B tiny = P::splat(std::numeric_limits<Real>::min()), sr2 = P::splat(kp.sep_radius2);
+  const B one = P::splat(Real(1)), zero = P::splat(Real(0));
+  const bool linear = kp.sep_linear;
+  for (std::uint32_t b = 0; b < count; b += std::uint32_t(W)) {
+    Real tmax = 0;
+    for (int l = 0; l < W; ++l) tmax = std::max(tmax, s.cnt[b + std::uint32_t(l)]);
+    const B cn = P::loadu(s.cnt + b);
+    B sd[3] = {zero, zero, zero}, sv[3] = {zero, zero, zero}, ss[3] = {zero, zero, zero};
+    for (int t = 0; Real(t) < tmax; ++t) {
+      const auto valid = P::splat(Real(t)) < cn;
+      const std::size_t o = std::size_t(t) * s.stride + b;
+      B d[3], vj[3];
+      for (int c = 0; c < D; ++c) {
+        d[c] = P::loadu(s.d[c] + o);
+        vj[c] = P::loadu(s.v[c] + o);
+      }
+      B dist2 = d[0] * d[0];
+      for (int c = 1; c < D; ++c) dist2 = dist2 + d[c] * d[c];
+      for (int c = 0; c < D; ++c) {
+        sd[c] = P::select(valid, sd[c] + d[c], sd[c]);
+        sv[c] = P::select(valid, sv[c] + vj[c], sv[c]);
+      }
+      const auto sm = P::and_(valid, P::and_(dist2 >= tiny, dist2 < sr2));
+      if (linear) {
+        for (int c = 0; c < D; ++c) ss[c] = P::select(sm, ss[c] - d[c], ss[c]);
+      } else {
+        const B inv = one / dist2;
+        for (int c = 0; c < D; ++c) ss[c] = P::select(sm, ss[c] - d[c] * inv, ss[c]);
+      }
+    }
+    alignas(64) Real ld[3][W], lv[3][W], ls[3][W];
+    for (int c = 0; c < D; ++c) {
+      P::storeu(ld[c], sd[c]);
+      P::storeu(lv[c], sv[c]);
+      P::storeu(ls[c], ss[c]);
+    }
+    const int lanes = count - b < std::uint32_t(W) ? int(count - b) : W;
+    for (int l = 0; l < lanes; ++l) {
+      FlockSums<Real>& f = out[b + std::uint32_t(l)];
+      f = FlockSums<Real>();
+      f.k = std::int32_t(s.cnt[b + std::uint32_t(l)]);
+      for (int c = 0; c < D; ++c) {
+        f.d[c] = ld[c][l];
+        f.v[c] = lv[c][l];
+        f.sep[c] = ls[c][l];
+      }
+    }
+  }
+}
+
 template <template <class> class Pk, class Real>
 void fill_gather_table(GatherTable<Real>& t) {
+  t.sum[0] = &sum_staged<Pk<Real>, Real, 2>;
+  t.sum[1] = &sum_staged<Pk<Real>, Real, 3>;
   t.order[0] = &order_small<Real, 8>;
   t.order[1] = &order_small<Real, 16>;
 #if defined(__AVX2__)

@@ -1,216 +1,26 @@
 #include "parallel/list_step.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include "core/neighbour_list.hpp"
+#include "parallel/list_fine_step.hpp"
 #include "parallel/list_gather.hpp"
+#include "parallel/list_topo.hpp"
 
 namespace boids {
 namespace {
 
-// The gather's output arrays for one thread, grown to the largest stencil seen.
-template <class Real>
-struct GatherBuffers {
-  std::vector<Real> real;
-  std::vector<std::uint32_t> slot;
-  std::size_t stride = 0;
+std::atomic<std::uint64_t> own_grid_steps{0}, own_grid_fallbacks{0};
 
-  list_detail::GatherOut<Real> view(int dims, std::size_t candidates) {
-    const std::size_t need = candidates + list_detail::kGatherSlack;
-    if (need > stride) {
-      stride = std::max(need, stride + stride / 2);
-      real.resize(std::size_t(dims + 1) * stride);
-      slot.resize(stride);
-    }
-    list_detail::GatherOut<Real> o;
-    for (int c = 0; c < dims; ++c) o.d[c] = real.data() + std::size_t(c) * stride;
-    o.dist2 = real.data() + std::size_t(dims) * stride;
-    o.slot = slot.data();
-    return o;
-  }
-};
-
-// An x-row's stencil copied column by column, as the metric rule's row kernels do
-// (core/kernels_impl.hpp): positions and slots of the stencil rows' cells, x ascending, within
-// a column the stencil rows z, then y ascending. The candidates of cell x are then the one
-// contiguous range of columns [x - reach, x + reach]: a few full SIMD batches instead of one
-// short batch per run. With WrapMode::shift the cells whose stencil crosses a seam keep the
-// runs (their image shifts); so does a row whose stencil rows cross one.
-template <class Real>
-struct RowCopy {
-  std::vector<Real> p;
-  std::vector<std::uint32_t> slot, col_start, own_at;
-  std::size_t stride = 0;
-  int rx = 0;
-  bool clip_x = false;  // shift grid: only cells x in [rx, n0 - rx) are contiguous
-
-  // False when the row must use the runs.
-  bool build(const GridView<Real>& g, WrapMode mode, std::uint32_t row, int dims) {
-    const int n0 = g.n[0], n1 = g.n[1], n2 = g.n[2];
-    const int y = int(row % std::uint32_t(n1)), z = int(row / std::uint32_t(n1));
-    const bool wrap = g.wrap != WrapMode::none;
-    const bool shift = mode == WrapMode::shift;
-    rx = g.reach[0];
-    clip_x = shift;
-    std::uint32_t base[(2 * 2 + 1) * (2 * 2 + 1)];
-    bool own[(2 * 2 + 1) * (2 * 2 + 1)];
-    int nr = 0;
-    for (int dz = -g.reach[2]; dz <= g.reach[2]; ++dz) {
-      int zz = z + dz;
-      if (zz < 0 || zz >= n2) {
-        if (!wrap) continue;
-        if (shift) return false;
-        zz = zz < 0 ? zz + n2 : zz - n2;
-      }
-      for (int dy = -g.reach[1]; dy <= g.reach[1]; ++dy) {
-        int yy = y + dy;
-        if (yy < 0 || yy >= n1) {
-          if (!wrap) continue;
-          if (shift) return false;
-          yy = yy < 0 ? yy + n1 : yy - n1;
-        }
-        own[nr] = dy == 0 && dz == 0;
-        base[nr++] = std::uint32_t(n0) * std::uint32_t(yy + n1 * zz);
-      }
-    }
-    const int ncol = n0 + 2 * rx;
-    auto column = [&](int cx) {  // the grid column, or -1 for none
-      int x = cx - rx;
-      if (x < 0 || x >= n0) {
-        if (!wrap || shift) return -1;
-        x = x < 0 ? x + n0 : x - n0;
-      }
-      return x;
-    };
-    std::size_t total = 0;
-    for (int cx = 0; cx < ncol; ++cx) {
-      const int x = column(cx);
-      if (x < 0) continue;
-      for (int r = 0; r < nr; ++r)
-        total +=
-            g.cell_start[base[r] + std::uint32_t(x) + 1] - g.cell_start[base[r] + std::uint32_t(x)];
-    }
-    const std::size_t need = total + list_detail::kGatherSlack;
-    if (need > stride) {
-      stride = std::max(need, stride + stride / 2);
-      p.resize(std::size_t(dims) * stride);
-      slot.resize(stride);
-    }
-    col_start.resize(std::size_t(ncol) + 1);
-    own_at.resize(std::size_t(ncol));
-    std::uint32_t k = 0;
-    for (int cx = 0; cx < ncol; ++cx) {
-      col_start[std::size_t(cx)] = k;
-      own_at[std::size_t(cx)] = k;
-      const int x = column(cx);
-      if (x < 0) continue;
-      for (int r = 0; r < nr; ++r) {
-        const std::uint32_t b = g.cell_start[base[r] + std::uint32_t(x)];
-        const std::uint32_t e = g.cell_start[base[r] + std::uint32_t(x) + 1];
-        if (own[r]) own_at[std::size_t(cx)] = k;
-        // Whole blocks of 4: up to 3 slots past the segment are read (the store's padding)
-        // and written (the next segment's start, or the slack).
-        for (std::uint32_t j = 0; j < e - b; j += 4) {
-          for (int c = 0; c < dims; ++c) {
-            Real* dst = p.data() + std::size_t(c) * stride + k + j;
-            const Real* from = g.p[c] + b + j;
-            for (int t = 0; t < 4; ++t) dst[t] = from[t];
-          }
-          for (std::uint32_t t = 0; t < 4; ++t) slot[k + j + t] = b + j + t;
-        }
-        k += e - b;
-      }
-    }
-    col_start[std::size_t(ncol)] = k;
-    return true;
-  }
-
-  bool contiguous(int x, int n0) const { return !clip_x || (x >= rx && x + rx < n0); }
-};
-
-// Topological neighbours, steps 2-3 of core/neighbour_list.hpp on the gathered arrays, then the
-// FlockSums: the k nearest of the n visible candidates by (|d|^2, id), summed in id order by
-// accumulate_pair, exactly as nlist::finish_from_list does with the same list. `kp` is kind
-// 0's rules with the view test off: every candidate passed that very test in the gather.
-// `pick` needs room for n indices.
-template <class Real, int D>
-FlockSums<Real> topo_sums(const KindParams<Real>& kp, const BoidStore<Real>& in, std::uint32_t i,
-                          const list_detail::GatherOut<Real>& g, int n, int k,
-                          const list_detail::OrderFn<Real>* order_fn,
-                          std::vector<std::uint32_t>& pick, std::vector<std::uint32_t>& ids,
-                          std::vector<std::pair<std::uint32_t, std::uint32_t>>& by_id) {
-  const std::uint32_t* id = in.id.data();
-  std::uint32_t* pk = pick.data();
-  std::uint32_t* pid = ids.data();
-  int cnt = n;
-  if (n <= 16) {
-    cnt = order_fn[n <= 8 ? 0 : 1](g.dist2, g.slot, id, n, k, pk);
-  } else {
-    if (n <= k) {
-      for (int t = 0; t < n; ++t) {
-        pk[t] = std::uint32_t(t);
-        pid[t] = id[g.slot[t]];
-      }
-    } else if (k <= nlist::kMaxKBest) {
-      // The k smallest (|d|^2, id), kept sorted by insertion; a candidate beyond the current
-      // k-th costs one comparison.
-      Real bd[nlist::kMaxKBest];
-      int c = 0;
-      for (int t = 0; t < n; ++t) {
-        const Real d2 = g.dist2[t];
-        if (c == k && d2 > bd[k - 1]) continue;
-        const std::uint32_t it = id[g.slot[t]];
-        if (c == k && d2 == bd[k - 1] && it > pid[k - 1]) continue;
-        int at = c < k ? c : k - 1;
-        while (at > 0 && (d2 < bd[at - 1] || (d2 == bd[at - 1] && it < pid[at - 1]))) {
-          bd[at] = bd[at - 1];
-          pid[at] = pid[at - 1];
-          pk[at] = pk[at - 1];
-          --at;
-        }
-        bd[at] = d2;
-        pid[at] = it;
-        pk[at] = std::uint32_t(t);
-        if (c < k) ++c;
-      }
-      cnt = k;
-    } else {
-      for (int t = 0; t < n; ++t) pk[t] = std::uint32_t(t);
-      std::nth_element(pk, pk + (k - 1), pk + n, [&](std::uint32_t a, std::uint32_t b) {
-        const Real da = g.dist2[a], db = g.dist2[b];
-        return da < db || (da == db && id[g.slot[a]] < id[g.slot[b]]);
-      });
-      for (int t = 0; t < k; ++t) pid[t] = id[g.slot[pk[t]]];
-      cnt = k;
-    }
-    // Step 3: id order.
-    by_id.resize(std::size_t(cnt));
-    for (int t = 0; t < cnt; ++t) by_id[std::size_t(t)] = {pid[t], pk[t]};
-    std::sort(by_id.begin(), by_id.end());
-    for (int t = 0; t < cnt; ++t) pk[t] = by_id[std::size_t(t)].second;
-  }
-  const std::uint32_t* ord = pk;
-  Real vi[3] = {0, 0, 0}, vi2 = 0;
-  for (int c = 0; c < D; ++c) {
-    vi[c] = in.v[c][i];
-    vi2 += vi[c] * vi[c];
-  }
-  const Real vi_len = std::sqrt(vi2);
-  FlockSums<Real> sums;
-  for (int t = 0; t < cnt; ++t) {
-    const std::uint32_t a = ord[t], j = g.slot[a];
-    Real d[3] = {0, 0, 0}, vj[3] = {0, 0, 0};
-    for (int c = 0; c < D; ++c) {
-      d[c] = g.d[c][a];
-      vj[c] = in.v[c][j];
-    }
-    accumulate_pair<Real, D>(kp, d, vi, vi_len, vj, sums);
-  }
-  return sums;
-}
+using list_detail::GatherBuffers;
+using list_detail::RowCopy;
+using list_detail::SumStaging;
+using list_detail::topo_order;
+using list_detail::topo_sums;
 
 template <class Real, int D>
 void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const GridView<Real>& g,
@@ -238,6 +48,9 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
   const list_detail::GatherFn<Real> gather = list_detail::select_gather_fn<Real>(D, mode);
   const list_detail::OrderFn<Real> order_fn[2] = {list_detail::select_order_fn<Real>(true),
                                                   list_detail::select_order_fn<Real>(false)};
+  // The sums in SIMD across a row's boids where accumulate_pair's nearest tracking is off.
+  const list_detail::SumFn<Real> sum_fn =
+      topo && !m.kind[0].track_nearest ? list_detail::select_sum_fn<Real>(D) : nullptr;
   const FinishRow<Real> fin = topo && !ctx.beh.active
                                   ? select_finish_row<Real>(dispatched_isa(true), D, m.boundary)
                                   : nullptr;
@@ -254,6 +67,37 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
     fv.size = m.size;
     fv.inv_size = m.inv_size;
   }
+  // Radii far beyond the k-th neighbour distance: the sums on the pass's own grid, then the
+  // rows' finish (parallel/list_fine_grid.hpp).
+  if (topo) {
+    list_detail::TopoSetup<Real> ts;
+    ts.kp_seen = kp_seen;
+    ts.gin = gin;
+    ts.order_fn[0] = order_fn[0];
+    ts.order_fn[1] = order_fn[1];
+    ts.sum_fn = sum_fn;
+    ts.k = m.list.topo_k;
+    ts.prune_k = prune_k;
+    std::vector<FlockSums<Real>> all;
+    if (list_detail::fine_topo_sums<Real, D>(m, g, in, ts, all, ex, own_grid_fallbacks)) {
+      own_grid_steps.fetch_add(1, std::memory_order_relaxed);
+      ex.parallel_for(g.nrows(), 8, [&](std::size_t b, std::size_t e) {
+        const std::uint32_t first = g.row_start(b);
+        const std::uint32_t last = g.cell_start[e * std::size_t(g.n[0])];
+        if (fin) {
+          fin(fv, first, last - first, all.data() + first);
+          for (std::uint32_t j = first; j < last; ++j) {
+            out.kind[j] = in.kind[j];
+            out.id[j] = in.id[j];
+          }
+        } else {
+          for (std::uint32_t j = first; j < last; ++j)
+            finish_slot<Real, D>(m, ctx, in, j, all[j], out, j);
+        }
+      });
+      return;
+    }
+  }
   ex.parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
     GatherBuffers<Real> buf;
     std::vector<std::uint32_t> pick, ids;
@@ -262,12 +106,14 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
     std::vector<nlist::Neighbour<Real>> list;
     CandidateRun<Real> runs[kMaxRuns];
     RowCopy<Real> rc;
+    SumStaging<Real> stage;
     for (std::size_t row = b; row < e; ++row) {
       const std::uint32_t c0 = std::uint32_t(row) * std::uint32_t(g.n[0]);
       const std::uint32_t row_first = g.cell_start[c0];
       const std::uint32_t row_last = g.cell_start[c0 + std::uint32_t(g.n[0])];
       if (row_first == row_last) continue;
       if (topo) sums.resize(row_last - row_first);
+      if (sum_fn) stage.start(row_last - row_first);
       const bool copied = rc.build(g, mode, std::uint32_t(row), D);
       for (int x = 0; x < g.n[0]; ++x) {
         const std::uint32_t cell = c0 + std::uint32_t(x);
@@ -298,8 +144,13 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
           src.self = src.slot ? rc.own_at[std::size_t(x + rc.rx)] + (i - first) : i;
           const int n = gather(gin, i, src, runs, nr, prune_k, go);
           if (topo) {
-            sums[i - row_first] = topo_sums<Real, D>(kp_seen, in, i, go, n, m.list.topo_k, order_fn,
-                                                     pick, ids, by_id);
+            const int cnt = topo_order<Real>(in, go, n, m.list.topo_k, order_fn, pick, ids, by_id);
+            const std::uint32_t rb = i - row_first;
+            if (!sum_fn) {
+              sums[rb] = topo_sums<Real, D>(kp_seen, in, i, go, pick.data(), cnt);
+              continue;
+            }
+            stage.template put<D>(rb, cnt, pick.data(), go, in);
             continue;
           }
           list.resize(std::size_t(n));
@@ -314,6 +165,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
         }
       }
       if (!topo) continue;
+      if (sum_fn) sum_fn(stage.view(), row_last - row_first, m.kind[0], sums.data());
       if (fin) {
         fin(fv, row_first, row_last - row_first, sums.data());
         for (std::uint32_t j = row_first; j < row_last; ++j) {
@@ -329,6 +181,9 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
 }
 
 }  // namespace
+
+std::uint64_t list_own_grid_steps() noexcept { return own_grid_steps.load(); }
+std::uint64_t list_own_grid_fallbacks() noexcept { return own_grid_fallbacks.load(); }
 
 template <class Real>
 void list_step(const ModelParams<Real>& m, const StepContext<Real>& ctx, const GridView<Real>& g,

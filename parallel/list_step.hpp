@@ -7,6 +7,8 @@
 // thread count gives the same bits, and the naive stepper's.
 #pragma once
 
+#include <cstdint>
+
 #include "core/kernels.hpp"
 #include "core/model.hpp"
 #include "core/store.hpp"
@@ -19,6 +21,13 @@ namespace boids {
 template <class Real>
 void list_step(const ModelParams<Real>& m, const StepContext<Real>& ctx, const GridView<Real>& g,
                const BoidStore<Real>& in, BoidStore<Real>& out, Executor& ex);
+
+/// Steps of list_step that ran the topological pass on its own grid (parallel/list_fine_grid.hpp),
+/// and the wider blocks scanned where the first block did not settle a boid, since the program
+/// started: for
+/// the tests, which must see that path run.
+std::uint64_t list_own_grid_steps() noexcept;
+std::uint64_t list_own_grid_fallbacks() noexcept;
 
 extern template void list_step<float>(const ModelParams<float>&, const StepContext<float>&,
                                       const GridView<float>&, const BoidStore<float>&,

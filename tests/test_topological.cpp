@@ -6,6 +6,7 @@
 
 #include "boids/metrics.hpp"
 #include "core/scenario.hpp"
+#include "parallel/list_step.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -239,4 +240,61 @@ TEST_CASE("topological: naive = grid on every grid layout, precision and k",
       }
     }
   }
+}
+
+TEST_CASE("topological: naive = grid on the pass's own grid (large radii, pure topological)",
+          "[topological][parallel]") {
+  // A radius far beyond the k-th neighbour distance: the grid engine's topological pass sorts
+  // the boids into cells about the k-th neighbour distance, scans the 3^D block around each
+  // boid's cell and keeps the result only when the k-th nearest is nearer than the block's
+  // faces, else scans blocks of 5^D, 9^D ... cells (parallel/list_fine_grid.hpp). Against the naive
+  // stepper, bit for bit: wrapped, reflecting and open boxes (open with r far beyond the box:
+  // the pure topological rule), 2D and 3D, float and double, a view cone, k from 1 to 20. The
+  // counters check that the own grid ran and that some boids fell back.
+  struct Case {
+    int dims;
+    boids::Boundary b;
+    double size, radius;
+    int k;
+    double view;
+    boids::Precision prec;
+  };
+  using B = boids::Boundary;
+  using P = boids::Precision;
+  const Case cases[] = {
+      {3, B::wrap, 40, 15, 7, 360, P::f32},      {3, B::wrap, 40, 15, 3, 270, P::f64},
+      {3, B::open, 40, 200, 7, 360, P::f32},     {3, B::reflect, 40, 14, 12, 360, P::f64},
+      {2, B::wrap, 160, 40, 5, 360, P::f32},     {2, B::open, 160, 1000, 1, 300, P::f64},
+      {2, B::reflect, 160, 50, 20, 360, P::f32}, {3, B::wrap, 40, 19, 16, 360, P::f32}};
+  const std::uint64_t steps0 = boids::list_own_grid_steps();
+  const std::uint64_t fallbacks0 = boids::list_own_grid_fallbacks();
+  for (const Case& cs : cases) {
+    boids::WorldDef d = boids::test::tiny_def(cs.dims, cs.size, cs.b, 2000);
+    d.precision = cs.prec;
+    d.kinds[0].rules.radius = cs.radius;
+    d.kinds[0].rules.separation_radius = 2;
+    d.kinds[0].rules.view_angle = cs.view;
+    d.kinds[0].rules.neighbours = boids::NeighbourRule::topological;
+    d.kinds[0].rules.topological_k = cs.k;
+    INFO("dims " << cs.dims << " boundary " << int(cs.b) << " radius " << cs.radius << " k "
+                 << cs.k);
+    auto hash = [&](boids::EngineKind e, int threads) {
+      boids::WorldDef x = d;
+      x.engine = e;
+      x.threads = threads;
+      boids::World w = boids::test::create_checked(x);
+      w.step(4);
+      return w.state_hash();
+    };
+    const std::uint64_t before = boids::list_own_grid_steps();
+    const auto naive = hash(boids::EngineKind::naive, 1);
+    CHECK(hash(boids::EngineKind::grid, 2) == naive);
+    CHECK(boids::list_own_grid_steps() > before);
+    for (boids::Isa isa : boids::test::testable_isas()) {
+      boids::test::MaxIsaScope cap(isa);
+      CHECK(hash(boids::EngineKind::grid, 1) == naive);
+    }
+  }
+  CHECK(boids::list_own_grid_steps() > steps0);
+  CHECK(boids::list_own_grid_fallbacks() > fallbacks0);
 }
