@@ -1,131 +1,64 @@
-// `boids sweep` (cli/sweep.hpp). Every combination of the varied values is run `repeats`
-// times with seeds seed, seed+1, ...; each run steps a world and samples the flock metrics at
-// steps M, M+e, ... and S, then reports each metric's mean and standard deviation over those
-// samples.
-//
-// Scheduling: with at least as many runs as worker threads, the runs are spread over the
-// workers, one single-threaded world each (small worlds scale best that way); with fewer, the
-// runs go one after the other on a world that uses every thread. Either way each run's numbers
-// do not depend on the thread count (the engines and the metrics are deterministic), rows are
-// appended to --out and flushed as they finish (so an interrupted sweep keeps them and
-// --resume skips them), and at the end the file is rewritten atomically in the canonical
-// order (first varied key slowest, repeat fastest), so it is byte-identical for any thread
-// count.
+// `boids sweep` (cli/sweep.hpp): a thin user of the library's sweep (include/boids/sweep.hpp,
+// which plans, checks, schedules and runs; api/sweep.cpp says how). The program adds:
+// the output file, where rows are appended and flushed as they finish (so an interrupted
+// sweep keeps them and --resume skips them) and which is rewritten atomically at the end in
+// the canonical order (first varied key slowest, repeat fastest), so it is byte-identical for
+// any thread count; the progress bar and ETA on a terminal; the plot; and under mpirun the
+// spreading of the runs over the ranks (mpi/distributed.hpp).
 #include "cli/sweep.hpp"
 
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <atomic>
+#include <charconv>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <map>
+#include <cstdlib>
+#include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 
-#include "boids/metrics.hpp"
-#include "boids/scenario.hpp"
-#include "cli/sweep_plan.hpp"
+#include "boids/world.hpp"
 #include "mpi/distributed.hpp"
 
 namespace boids::cli {
 namespace {
 
-using namespace sweep_detail;
-
-struct Result {
-  bool done = false;
-  std::string line;  // the whole CSV row
-  std::vector<double> means;
-};
-
-Result run_job(const SweepOptions& o, const Plan& p, const Job& j, int threads) {
-  World w = World::create(job_def(o, job_sets(o, p, j, threads)));
-  MetricsCalculator calc(threads);
-  std::vector<double> samples[kMetrics];
-  const auto sample = [&] {
-    const FlockMetrics m = calc.compute(w, o.kind);
-    const double v[kMetrics] = {m.polarization,    m.milling,          m.mean_speed,     m.mean_nnd,
-                                m.mean_neighbours, double(m.clusters), m.largest_cluster};
-    for (int k = 0; k < kMetrics; ++k) samples[k].push_back(v[k]);
-  };
-  long long t = 0;
-  for (;;) {
-    if (t >= o.measure_from) sample();
-    if (t == o.steps) break;
-    long long next = t < o.measure_from ? o.measure_from : t + o.measure_every;
-    next = std::min(next, o.steps);
-    w.step(int(next - t));
-    t = next;
-  }
-  Result r;
-  r.done = true;
-  r.line = j.prefix;
-  for (int k = 0; k < kMetrics; ++k) {
-    double sum = 0;
-    for (double x : samples[k]) sum += x;
-    const double mean = sum / double(samples[k].size());
-    double var = 0;
-    for (double x : samples[k]) var += (x - mean) * (x - mean);
-    const double sd = std::sqrt(var / double(samples[k].size()));
-    r.means.push_back(mean);
-    r.line += "," + shortest(mean) + "," + shortest(sd);
-  }
-  return r;
+SweepDef sweep_def(const SweepOptions& o) {
+  SweepDef d;
+  d.scenario_path = o.scenario;  // empty: the built-in default
+  d.vary = o.vary;
+  d.sets = o.sets;
+  d.repeats = o.repeats;
+  d.steps = o.steps;
+  d.measure_from = o.measure_from;
+  d.measure_every = o.measure_every;
+  d.kind = o.kind;
+  d.threads = o.threads;
+  return d;
 }
 
-void write_all(const std::string& path, const Plan& p, const std::vector<Result>& results) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << p.header << "\n";
-    for (const Result& r : results) {
-      if (r.done) f << r.line << "\n";
-    }
-    f.flush();
-    if (!f) {
-      std::remove(tmp.c_str());
-      throw Error(path + ": write failed");
+// A row's numbers as text for the ranks' exchange (each reads back exactly).
+std::string encode(const SweepRow& r) {
+  std::string text;
+  for (std::size_t k = 0; k < kSweepMetrics; ++k) {
+    for (double v : {r.mean[k], r.stddev[k]}) {
+      char buf[64];
+      const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+      if (!text.empty()) text += '\x1f';
+      text.append(buf, end);
     }
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error(path + ": cannot write here (directory missing or not writable)");
-  }
+  return text;
 }
 
-// Rows of an earlier, interrupted run of the same sweep. Lines that are cut short or belong
-// to no job of this plan are dropped (the file is rewritten without them).
-void read_resume(const std::string& path, const Plan& p, std::vector<Result>& results) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return;  // nothing to resume: a fresh sweep
-  std::string line;
-  if (!std::getline(f, line)) return;
-  if (line != p.header) {
-    throw Error(path + ":1: --resume: the header does not match this sweep (expected " + p.header +
-                ")");
-  }
-  std::map<std::string, std::size_t> index;
-  for (std::size_t i = 0; i < p.jobs.size(); ++i) index[p.jobs[i].prefix] = i;
-  const std::size_t lead = p.vary.size() + 2;
-  while (std::getline(f, line)) {
-    if (f.eof()) break;  // no newline: the row was being written when the sweep stopped
-    const std::vector<std::string> cells = split_csv(line);
-    if (cells.size() != p.columns) continue;
-    std::string prefix;
-    for (std::size_t c = 0; c < lead; ++c) prefix += (c ? "," : "") + cell(cells[c]);
-    const auto it = index.find(prefix);
-    if (it == index.end()) continue;
-    Result& r = results[it->second];
-    r.done = true;
-    r.line = line;
-    for (int k = 0; k < kMetrics; ++k) {
-      double x = 0;
-      if (!parse_double(cells[lead + 2 * std::size_t(k)], x)) x = NAN;
-      r.means.push_back(x);
+void decode(const std::string& text, SweepRow& r) {
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < kSweepMetrics; ++k) {
+    for (double* v : {&r.mean[k], &r.stddev[k]}) {
+      *v = std::strtod(text.c_str() + at, nullptr);
+      at = text.find('\x1f', at) + 1;
     }
   }
 }
@@ -168,38 +101,32 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o) {
 
 int run_sweep(const SweepOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
-  const Plan p = make_plan(o);
-  int hw = o.threads > 0 ? o.threads : int(std::thread::hardware_concurrency());
-  if (hw < 1) hw = 1;
-  // Check every combination before the first run: bad values fail now, not after an hour.
-  for (const Job& j : p.jobs) {
-    if (j.repeat != 0) continue;
-    try {
-      (void)job_def(o, job_sets(o, p, j, 1));
-    } catch (const Error& e) {
-      // Overrides are reported as "--set KEY=VALUE: ..."; name the option the user wrote.
-      std::string msg = e.what();
-      for (const Vary& v : p.vary) {
-        if (msg.rfind("--set " + v.key + "=", 0) == 0) msg.replace(0, 5, "--vary");
-      }
-      throw Error(msg);
-    }
+  SweepDef def = sweep_def(o);
+  const SweepPlan p = plan_sweep(def);  // every combination checked before the first run
+  std::vector<std::optional<SweepRow>> results(p.jobs.size());
+  if (o.resume) {
+    for (SweepRow& r : read_sweep_csv(o.out, p)) results[r.job] = std::move(r);
   }
-  std::vector<Result> results(p.jobs.size());
-  if (o.resume) read_resume(o.out, p, results);
+  const auto done_rows = [&] {
+    std::vector<SweepRow> rows;
+    for (const auto& r : results)
+      if (r) rows.push_back(*r);
+    return rows;
+  };
   // Under mpirun every rank runs every n-th remaining job; rank 0 alone writes (mpi/).
   const bool root = mpi::is_root();
-  mpi::barrier();  // every rank has read the rows to resume before rank 0 rewrites them
-  if (root) write_all(o.out, p, results);  // fresh file, or the kept rows without a cut-off line
+  // A --plot that cannot be written fails before --out is touched.
   if (root && !o.plot.empty()) {
     std::FILE* probe = std::fopen((o.plot + ".tmp").c_str(), "wb");
     if (!probe) throw Error(o.plot + ": cannot write here (directory missing or not writable)");
     std::fclose(probe);
     std::remove((o.plot + ".tmp").c_str());
   }
+  mpi::barrier();  // every rank has read the rows to resume before rank 0 rewrites them
+  if (root) write_sweep_csv(o.out, p, done_rows());  // fresh, or the kept rows alone
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < results.size(); ++i) {
-    if (!results[i].done) todo.push_back(i);
+    if (!results[i]) todo.push_back(i);
   }
   const std::size_t resumed = results.size() - todo.size();
   const std::size_t all_todo = todo.size();
@@ -209,17 +136,12 @@ int run_sweep(const SweepOptions& o) {
       if (int(t % std::size_t(mpi::size())) == mpi::rank()) mine.push_back(todo[t]);
     todo.swap(mine);
   }
-  const int workers =
-      int(std::min<std::size_t>(std::size_t(hw), std::max<std::size_t>(todo.size(), 1)));
-  const int world_threads = todo.size() >= std::size_t(hw) ? 1 : hw;
-  const int pool = todo.size() >= std::size_t(hw) ? workers : 1;
+  const SweepSchedule sched = sweep_schedule(o.threads, todo.size());
 
   std::FILE* f = root ? std::fopen(o.out.c_str(), "ab") : nullptr;
   if (root && !f) throw Error(o.out + ": cannot write here (directory missing or not writable)");
   std::mutex mu;
-  std::atomic<std::size_t> next{0};
   std::size_t finished = 0;
-  std::string failure;
   // Under mpirun a rank's stderr is a pipe to mpirun and its stdout a pty: rank 0 then draws
   // the bar (on stderr, which mpirun forwards) when its stdout is a terminal.
   const bool tty = !o.quiet && root && (::isatty(2) || (mpi::size() > 1 && ::isatty(1)));
@@ -238,46 +160,39 @@ int run_sweep(const SweepOptions& o) {
   };
   const bool ranks = mpi::size() > 1;
   if (tty) progress(0);
-  std::atomic<int> live{pool};
-  auto worker = [&] {
-    for (;;) {
-      const std::size_t t = next.fetch_add(1);
-      if (t >= todo.size()) break;
-      Result r;
-      try {
-        r = run_job(o, p, p.jobs[todo[t]], world_threads);
-      } catch (const std::exception& e) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (failure.empty()) failure = e.what();
-        next = todo.size();
-        break;
-      }
-      std::lock_guard<std::mutex> lock(mu);
-      if (f) {
-        std::fprintf(f, "%s\n", r.line.c_str());
-        std::fflush(f);
-      }
-      results[todo[t]] = std::move(r);
-      ++finished;
-      if (tty && !ranks) progress(finished);
+  // The library calls these one at a time, from its worker threads.
+  def.on_row = [&](const SweepRow& r) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (f) {
+      std::fprintf(f, "%s\n", sweep_csv_line(r).c_str());
+      std::fflush(f);
     }
-    --live;
+    results[r.job] = r;
+    ++finished;
   };
-  std::vector<std::thread> threads;
+  if (tty && !ranks) def.on_progress = [&](std::size_t done, std::size_t) { progress(done); };
+  std::string failure;
+  const auto run_mine = [&] {
+    try {
+      (void)run_sweep(def, p, todo);
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(mu);
+      failure = e.what();
+    }
+  };
   if (!ranks) {
-    for (int i = 1; i < pool; ++i) threads.emplace_back(worker);
-    worker();
+    run_mine();
   } else {
     // Under mpirun the main thread only talks MPI (FUNNELED): it reduces the ranks' finished
-    // runs on rank 0 for the progress bar while the workers run.
-    for (int i = 0; i < pool; ++i) threads.emplace_back(worker);
+    // runs on rank 0 for the progress bar while the library's workers run.
+    std::thread runner(run_mine);
     std::size_t posted = 0;
-    for (;;) {
-      const bool ending = live == 0;
+    for (bool ending = false; !ending;) {
       std::size_t mine;
       {
         std::lock_guard<std::mutex> lock(mu);
         mine = finished;
+        ending = mine == todo.size() || !failure.empty();
       }
       if (root) {
         const std::size_t others = mpi::poll_progress();
@@ -286,66 +201,50 @@ int run_sweep(const SweepOptions& o) {
         mpi::post_progress(mine, false);
         posted = mine;
       }
-      if (ending) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (!ending) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
+    runner.join();
     mpi::post_progress(finished, true);
     const std::size_t others = mpi::wait_progress();
     if (tty) progress(finished + others);
   }
-  for (std::thread& th : threads) th.join();
   if (f) std::fclose(f);
   if (tty) std::fprintf(stderr, "\n");
-  int all_threads = hw;  // under mpirun: summed over the ranks
-  if (mpi::size() > 1) {
+  int all_threads = sched.threads;  // under mpirun: summed over the ranks
+  if (ranks) {
     all_threads = 0;
-    // Every rank's rows (the CSV line, then the means) and the first failure, on every rank.
+    // Every rank's rows and the first failure, on every rank.
     std::vector<std::pair<std::size_t, std::string>> rows;
     for (std::size_t i : todo) {
-      if (!results[i].done) continue;
-      std::string text = results[i].line;
-      for (double m : results[i].means) text += "\x1f" + shortest(m);
-      rows.emplace_back(i, std::move(text));
+      if (results[i]) rows.emplace_back(i, encode(*results[i]));
     }
     failure = mpi::share_rows(rows, failure);
     for (const auto& [i, text] : rows) {
-      Result& r = results[i];
-      std::size_t at = text.find('\x1f');
-      r.done = true;
-      r.line = text.substr(0, at);
-      r.means.clear();
-      for (; at != std::string::npos; at = text.find('\x1f', at + 1))
-        r.means.push_back(std::strtod(text.c_str() + at + 1, nullptr));
+      SweepRow r = sweep_row(p, i);
+      decode(text, r);
+      results[i] = std::move(r);
     }
-    finished = all_todo;
-    for (const std::string& t : mpi::all_gather(std::to_string(hw))) all_threads += std::stoi(t);
+    for (const std::string& t : mpi::all_gather(std::to_string(sched.threads)))
+      all_threads += std::stoi(t);
   }
   if (!failure.empty()) throw Error(failure);
   if (!root) return 0;
-  write_all(o.out, p, results);
+  const std::vector<SweepRow> rows = done_rows();
+  write_sweep_csv(o.out, p, rows);
   if (!o.plot.empty()) {
     std::vector<std::string> keys;
-    for (const Vary& v : p.vary) keys.push_back(v.key);
-    std::vector<SweepRow> rows;
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      SweepRow row;
-      for (std::size_t k = 0; k < p.vary.size(); ++k)
-        row.values.push_back(p.vary[k].values[p.jobs[i].pick[k]]);
-      row.repeat = p.jobs[i].repeat;
-      row.means = results[i].means;
-      rows.push_back(std::move(row));
-    }
+    for (const SweepVary& v : p.vary) keys.push_back(v.key);
     write_sweep_plot(o.plot, keys, rows);
   }
   if (!o.quiet) {
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::string where = std::to_string(all_threads) + (all_threads == 1 ? " thread" : " threads");
-    if (mpi::size() > 1) where += " of " + std::to_string(mpi::size()) + " ranks";
+    if (ranks) where += " of " + std::to_string(mpi::size()) + " ranks";
     std::printf("sweep: %zu runs (%zu resumed) in %.1f s on %s (%s)\n", results.size(), resumed,
                 secs, where.c_str(),
-                world_threads == 1 ? "one single-threaded world per thread"
-                                   : "one multi-threaded world at a time");
+                sched.world_threads == 1 ? "one single-threaded world per thread"
+                                         : "one multi-threaded world at a time");
   }
   return 0;
 }

@@ -1,9 +1,13 @@
 // `boids sweep`: parameter sweeps and ensembles over scenario keys, with the flock metrics
-// averaged over a window of steps (docs/metrics.md, "Sweeps").
+// averaged over a window of steps (docs/metrics.md, "Sweeps"). The plan, the runs and the CSV
+// are the library's (include/boids/sweep.hpp); the program adds the options, the output file
+// with --resume, the progress bar, the plot and the MPI ranks.
 #pragma once
 
 #include <string>
 #include <vector>
+
+#include "boids/sweep.hpp"
 
 namespace CLI {
 class App;
@@ -32,14 +36,6 @@ CLI::App* add_sweep_command(CLI::App& app, SweepOptions& o);
 
 /// Runs the sweep; throws boids::Error (one line) on bad input, before any run starts.
 int run_sweep(const SweepOptions& o);
-
-/// One sweep row as the plot needs it: the varied values (text), the repeat, and the
-/// metric means (7, in the CSV's order).
-struct SweepRow {
-  std::vector<std::string> values;
-  int repeat = 0;
-  std::vector<double> means;
-};
 
 /// Writes the SVG plot of sweep rows: one panel per metric, its mean over repeats (error bars:
 /// standard deviation over repeats) against the first varied key, one line per value of the

@@ -15,8 +15,6 @@
 namespace boids::cli {
 namespace {
 
-constexpr const char* kNames[7] = {"polarization",    "milling",  "mean_speed",     "mean_nnd",
-                                   "mean_neighbours", "clusters", "largest_cluster"};
 constexpr const char* kColours[8] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
                                      "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
@@ -94,7 +92,7 @@ void write_sweep_plot(const std::string& path, const std::vector<std::string>& k
     xmin -= 1;
     xmax += 1;
   }
-  for (int m = 0; m < 7; ++m) {
+  for (int m = 0; m < kSweepMetrics; ++m) {
     const int ox = (m % cols) * panel_w + 10, oy = (m / cols) * panel_h + 10;
     std::vector<std::vector<Point>> lines;
     double ymin = INFINITY, ymax = -INFINITY;
@@ -106,8 +104,8 @@ void write_sweep_plot(const std::string& path, const std::vector<std::string>& k
         double sum = 0;
         int n = 0;
         for (const SweepRow* r : it->second) {
-          if (std::isfinite(r->means[std::size_t(m)])) {
-            sum += r->means[std::size_t(m)];
+          if (std::isfinite(r->mean[std::size_t(m)])) {
+            sum += r->mean[std::size_t(m)];
             ++n;
           }
         }
@@ -115,7 +113,7 @@ void write_sweep_plot(const std::string& path, const std::vector<std::string>& k
         const double mean = sum / n;
         double var = 0;
         for (const SweepRow* r : it->second) {
-          const double d = r->means[std::size_t(m)] - mean;
+          const double d = r->mean[std::size_t(m)] - mean;
           if (std::isfinite(d)) var += d * d;
         }
         const double sd = std::sqrt(var / n);
@@ -135,7 +133,8 @@ void write_sweep_plot(const std::string& path, const std::vector<std::string>& k
     auto X = [&](double x) { return px0 + (x - xmin) / (xmax - xmin) * pw; };
     auto Y = [&](double y) { return py0 + ph - (y - ymin) / (ymax - ymin) * ph; };
     svg << "<text x=\"" << px0 + pw / 2 << "\" y=\"" << oy + 12
-        << "\" text-anchor=\"middle\" font-weight=\"bold\">" << kNames[m] << "</text>\n";
+        << "\" text-anchor=\"middle\" font-weight=\"bold\">" << sweep_metric_names()[std::size_t(m)]
+        << "</text>\n";
     svg << "<rect x=\"" << px0 << "\" y=\"" << py0 << "\" width=\"" << pw << "\" height=\"" << ph
         << "\" fill=\"none\" stroke=\"#888\"/>\n";
     for (int t = 0; t <= 4; ++t) {

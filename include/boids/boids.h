@@ -273,6 +273,71 @@ typedef struct boids_flock_metrics {
 BOIDS_API boids_status boids_world_compute_metrics(const boids_world* world, int32_t kind,
                                                    boids_flock_metrics* out_metrics);
 
+/* ---- sweeps (docs/metrics.md "Sweeps"; as boids/sweep.hpp and `boids sweep`) ---- */
+
+/* A parameter sweep: every combination of the varied keys' values, each run `repeats` times
+ * with seeds seed, seed+1, ...; each run reports the mean and standard deviation of the flock
+ * metrics over its steps measure_from, measure_from+every, ..., steps. The results are a
+ * table with the columns of `boids sweep --out`, bit-identical for any thread count. One sweep
+ * must not be used from two threads at once. */
+typedef struct boids_sweep boids_sweep; /* opaque */
+
+/* Called after each finished run, one call at a time, from the sweep's worker threads. */
+typedef void (*boids_sweep_progress_fn)(size_t done, size_t total, void* context);
+
+/* A sweep of scenario TOML text (NULL: the built-in default scenario of `boids run`), with
+ * the defaults of `boids sweep`: 1 repeat, 1000 steps, measured from step 0 every step, kind
+ * 0, all cores. */
+BOIDS_API boids_status boids_sweep_create(const char* toml_text, boids_sweep** out_sweep);
+/* Same for a scenario file, read by every run as `boids sweep --scenario PATH`;
+ * BOIDS_ERROR_IO when it cannot be opened. */
+BOIDS_API boids_status boids_sweep_create_from_file(const char* path, boids_sweep** out_sweep);
+/* Destroys a sweep and its results; NULL is allowed and does nothing. */
+BOIDS_API void boids_sweep_destroy(boids_sweep* sweep);
+
+/* Adds a varied key: "KEY=FROM:TO:COUNT" (COUNT values evenly spaced, ends included) or
+ * "KEY=a,b,c" (values in TOML syntax). The spec is checked now; the message names it as
+ * `boids sweep --vary` does ("--vary SPEC: unknown scenario key KEY", ...). */
+BOIDS_API boids_status boids_sweep_vary(boids_sweep* sweep, const char* spec);
+/* Adds a fixed override "section.key=value" (as --set), checked when the sweep runs. */
+BOIDS_API boids_status boids_sweep_set(boids_sweep* sweep, const char* assignment);
+/* The settings of `boids sweep` of the same names; checked when the sweep runs. Changing
+ * anything (these, boids_sweep_vary, boids_sweep_set) clears the results. */
+BOIDS_API boids_status boids_sweep_set_repeats(boids_sweep* sweep, int32_t repeats);
+BOIDS_API boids_status boids_sweep_set_steps(boids_sweep* sweep, int64_t steps);
+BOIDS_API boids_status boids_sweep_set_measure_from(boids_sweep* sweep, int64_t measure_from);
+BOIDS_API boids_status boids_sweep_set_measure_every(boids_sweep* sweep, int64_t measure_every);
+BOIDS_API boids_status boids_sweep_set_kind(boids_sweep* sweep, int32_t kind);
+/* Worker threads, 0 = all cores; the results do not depend on it. */
+BOIDS_API boids_status boids_sweep_set_threads(boids_sweep* sweep, int32_t threads);
+/* An optional progress callback (NULL removes it). */
+BOIDS_API boids_status boids_sweep_set_progress(boids_sweep* sweep, boids_sweep_progress_fn fn,
+                                                void* context);
+
+/* Checks every combination, then runs them all. On failure (a bad value, named as
+ * `boids sweep` names it) the sweep has no results. */
+BOIDS_API boids_status boids_sweep_run(boids_sweep* sweep);
+
+/* The results: one row per run in the canonical order (first varied key slowest, repeat
+ * fastest; 0 rows before a run), and the columns of the CSV: each varied key, "repeat",
+ * "seed", then "<metric>_mean" and "<metric>_std" for polarization, milling, mean_speed,
+ * mean_nnd, mean_neighbours, clusters and largest_cluster. */
+BOIDS_API boids_status boids_sweep_row_count(const boids_sweep* sweep, size_t* out_rows);
+BOIDS_API boids_status boids_sweep_column_count(const boids_sweep* sweep, size_t* out_columns);
+/* The column's name; valid until the sweep is changed or destroyed. */
+BOIDS_API boids_status boids_sweep_column_name(const boids_sweep* sweep, size_t column,
+                                               const char** out_name);
+/* A cell as text, exactly as in the CSV file but unquoted (numbers read back exactly); valid
+ * until the sweep is changed, run again or destroyed. */
+BOIDS_API boids_status boids_sweep_cell(const boids_sweep* sweep, size_t row, size_t column,
+                                        const char** out_text);
+/* A cell as a number (the metrics exactly; a varied value that is not a number is an error;
+ * a seed above 2^53 is rounded). */
+BOIDS_API boids_status boids_sweep_value(const boids_sweep* sweep, size_t row, size_t column,
+                                         double* out_value);
+/* Writes the results as `boids sweep --out` does (atomically); BOIDS_ERROR_IO when it cannot. */
+BOIDS_API boids_status boids_sweep_write_csv(const boids_sweep* sweep, const char* path);
+
 #ifdef __cplusplus
 }
 #endif

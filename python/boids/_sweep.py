@@ -3,14 +3,15 @@
 Every combination of the varied values runs ``repeats`` times with seeds seed, seed+1, ...
 (seed: the scenario's, after the overrides); each run samples the flock metrics at steps
 M, M+e, ... and S and reports each metric's mean and standard deviation over those samples.
-The runs, the sampling and the arithmetic are the program's, so the numbers are bit-identical
-to the columns of ``boids sweep --out`` for the same arguments, for any thread count.
+The plan of Python values is made here; the runs, the sampling and the arithmetic are the
+library's ``boids::run_sweep`` (include/boids/sweep.hpp), the program's own code, so the
+numbers are bit-identical to the columns of ``boids sweep --out`` for the same arguments, for
+any thread count.
 """
 from __future__ import annotations
 
 import math
 import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Mapping, Optional, Sequence, Union
 
 import numpy as np
@@ -69,18 +70,6 @@ def _base_seed(scenario: Optional[str], sets: list) -> int:
     return _boids.scenario_seed("", scenario, sets, True)
 
 
-def _stats(xs: list) -> tuple:
-    # Plain left-to-right sums, as the program computes them (not math.fsum).
-    total = 0.0
-    for x in xs:
-        total += x
-    mean = total / len(xs)
-    var = 0.0
-    for x in xs:
-        var += (x - mean) * (x - mean)
-    return mean, math.sqrt(var / len(xs))
-
-
 def sweep(vary: Mapping[str, Union[str, Sequence[Any], np.ndarray]], *,
           scenario: Optional[Union[str, "os.PathLike[str]"]] = None,
           overrides: Optional[Mapping[str, Any]] = None, repeats: int = 1, steps: int = 1000,
@@ -94,7 +83,8 @@ def sweep(vary: Mapping[str, Union[str, Sequence[Any], np.ndarray]], *,
     ``boids sweep``: ``repeats`` runs per combination with seeds seed, seed+1, ...; ``steps``
     S per run; the metrics of boids of ``kind`` are sampled at steps ``measure_from`` M,
     M + ``measure_every``, ... and S. ``threads`` (0 = all cores) runs several worlds at once,
-    one thread each; results do not depend on it.
+    one thread each (or, with fewer runs than threads, one world at a time on every thread),
+    as the program does; results do not depend on it.
 
     Returns a dict of numpy columns in the program's row order (first varied key slowest,
     repeat fastest): each varied key, ``repeat``, ``seed``, then ``<metric>_mean`` and
@@ -138,45 +128,27 @@ def sweep(vary: Mapping[str, Union[str, Sequence[Any], np.ndarray]], *,
             sets = fixed + [f"{k}={_toml_value(v, k)}" for (k, _), v in zip(plan, c)]
             _base_seed(path, sets)
 
-    def run(job: tuple) -> list:
-        c, _, seed = job
-        sets = fixed + [f"{k}={_toml_value(v, k)}" for (k, _), v in zip(plan, c)]
-        sets += [f'boids.seed="{seed}"', "engine.threads=1"]
-        if path is None:
-            w = _boids.World.create(_boids.default_scenario_text(),
-                                    "<built-in default scenario>", sets, False)
-        else:
-            w = _boids.World.create("", path, sets, True)
-        samples = []
-        t = 0
-        while True:
-            if t >= measure_from:
-                samples.append(w.metrics(kind))
-            if t == steps:
-                break
-            nxt = measure_from if t < measure_from else t + measure_every
-            nxt = min(nxt, steps)
-            w.step(nxt - t)
-            t = nxt
-        out = []
-        for m in METRICS:
-            out.extend(_stats([float(s[m]) for s in samples]))
-        return out
-
-    workers = threads if threads > 0 else (os.cpu_count() or 1)
-    workers = max(1, min(workers, len(jobs)))
-    if workers == 1:
-        rows = [run(j) for j in jobs]
+    # The runs are the library's (boids::run_sweep): the same worlds, sampling and arithmetic
+    # as the program, spread over the threads, with the GIL released.
+    keys = [key for key, _ in plan]
+    texts = [[_toml_value(v, key) for v in vals] for key, vals in plan]
+    picks: list = [[]]
+    for _, vals in plan:  # the order of `jobs`: first key slowest
+        picks = [p + [i] for p in picks for i in range(len(vals))]
+    job_list = [(p, r, base + r) for p in picks for r in range(repeats)]
+    if path is None:
+        table = _boids.run_sweep(_boids.default_scenario_text(), "<built-in default scenario>",
+                                 False, fixed, keys, texts, job_list, steps, measure_from,
+                                 measure_every, kind, threads)
     else:
-        with ThreadPoolExecutor(max_workers=workers) as ex:  # step() releases the GIL
-            rows = list(ex.map(run, jobs))
+        table = _boids.run_sweep("", path, True, fixed, keys, texts, job_list, steps,
+                                 measure_from, measure_every, kind, threads)
 
     result: dict = {}
     for k, (key, _) in enumerate(plan):
         result[key] = np.array([c[k] for c, _, _ in jobs])
     result["repeat"] = np.array([r for _, r, _ in jobs], dtype=np.int64)
     result["seed"] = np.array([s for _, _, s in jobs], dtype=np.uint64)
-    table = np.array(rows, dtype=np.float64).reshape(len(jobs), 2 * len(METRICS))
     for i, m in enumerate(METRICS):
         result[m + "_mean"] = table[:, 2 * i].copy()
         result[m + "_std"] = table[:, 2 * i + 1].copy()

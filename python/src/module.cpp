@@ -1,7 +1,7 @@
 // The compiled half of the Python package: boids._boids, a pybind11 module over the public
 // C++ API (include/boids/) only. The pure-Python layer (python/boids/__init__.py) adds the
-// keyword overrides, file checks, view bookkeeping, recording cadence and sweeps; everything
-// here is thin on purpose.
+// keyword overrides, file checks, view bookkeeping, recording cadence and the sweep's plan of
+// Python values (its runs are boids::run_sweep's); everything here is thin on purpose.
 //
 // Views: positions/velocities are numpy arrays of shape (n, dims) that alias the world's
 // id-ordered component block (ComponentsView::stride), read-only, with the World as their
@@ -12,12 +12,15 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "boids/io.hpp"
 #include "boids/metrics.hpp"
 #include "boids/scenario.hpp"
+#include "boids/sweep.hpp"
 #include "boids/world.hpp"
 
 namespace py = pybind11;
@@ -122,6 +125,62 @@ PYBIND11_MODULE(_boids, m) {
         return def.seed;
       },
       py::arg("text"), py::arg("name"), py::arg("overrides"), py::arg("is_file"));
+
+  // boids::run_sweep (boids/sweep.hpp) over a plan the Python layer made from its own values
+  // (any Python value as TOML text, so a list item may hold a comma, which a "KEY=a,b,c" spec
+  // could not): keys, each key's values as TOML text, and the jobs (value index per key,
+  // repeat, seed). Returns the rows' means and standard deviations, shape (jobs, 14):
+  // mean and std of each metric in the CSV's order.
+  m.def(
+      "run_sweep",
+      [](const std::string& text, const std::string& name, bool is_file,
+         const std::vector<std::string>& sets, const std::vector<std::string>& keys,
+         const std::vector<std::vector<std::string>>& values,
+         const std::vector<std::tuple<std::vector<std::size_t>, int, std::uint64_t>>& jobs,
+         long long steps, long long measure_from, long long measure_every, int kind, int threads) {
+        boids::SweepDef def;
+        if (is_file) {
+          def.scenario_path = name;
+        } else {
+          def.scenario_text = text;
+          def.scenario_name = name;
+        }
+        def.sets = sets;
+        def.steps = steps;
+        def.measure_from = measure_from;
+        def.measure_every = measure_every;
+        def.kind = kind;
+        def.threads = threads;
+        boids::SweepPlan plan;
+        if (keys.size() != values.size()) throw py::value_error("run_sweep: keys and values");
+        for (std::size_t k = 0; k < keys.size(); ++k) plan.vary.push_back({keys[k], values[k]});
+        std::vector<std::size_t> all;
+        for (const auto& [pick, repeat, seed] : jobs) {
+          if (pick.size() != keys.size()) throw py::value_error("run_sweep: a job's values");
+          for (std::size_t k = 0; k < pick.size(); ++k) {
+            if (pick[k] >= values[k].size()) throw py::value_error("run_sweep: a value index");
+          }
+          all.push_back(plan.jobs.size());
+          plan.jobs.push_back({pick, repeat, seed});
+        }
+        std::vector<boids::SweepRow> rows;
+        {
+          py::gil_scoped_release release;
+          rows = boids::run_sweep(def, plan, all);
+        }
+        py::array_t<double> out({py::ssize_t(rows.size()), py::ssize_t(2 * boids::kSweepMetrics)});
+        auto a = out.mutable_unchecked<2>();
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+          for (std::size_t k = 0; k < boids::kSweepMetrics; ++k) {
+            a(py::ssize_t(i), py::ssize_t(2 * k)) = rows[i].mean[k];
+            a(py::ssize_t(i), py::ssize_t(2 * k + 1)) = rows[i].stddev[k];
+          }
+        }
+        return out;
+      },
+      py::arg("text"), py::arg("name"), py::arg("is_file"), py::arg("sets"), py::arg("keys"),
+      py::arg("values"), py::arg("jobs"), py::arg("steps"), py::arg("measure_from"),
+      py::arg("measure_every"), py::arg("kind"), py::arg("threads"));
 
   // boids::Recorder (boids/io.hpp); the Python layer decides when frames are taken.
   py::class_<boids::Recorder>(m, "Recorder")
