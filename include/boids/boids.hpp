@@ -22,6 +22,7 @@
 #include "boids/io.hpp"
 #include "boids/metrics.hpp"
 #include "boids/scenario.hpp"
+#include "boids/sweep.hpp"
 #include "boids/version.hpp"
 #include "boids/world.hpp"
 #include "boids/world_def.hpp"
