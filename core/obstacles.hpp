@@ -172,10 +172,12 @@ inline bool clear_of_obstacles(const ModelParams<Real>& m, const Real* p) {
 template <class Real, int D>
 inline bool clear_after_step(const ModelParams<Real>& m, const Real* p, const Real* q, Real near) {
   if (!(near > Real(0))) return false;
+  // |q - p| < near less the margins, compared squared (no square root per boid).
+  const Real lim = near * Real(0.999) - Real(4) * obstacle_skin(m);
+  if (!(lim > Real(0))) return false;
   Real d[3] = {0, 0, 0};
   offset<Real, D>(m, p, q, d);
-  const Real step = std::sqrt(dot<Real, D>(d, d));
-  if (!(step * Real(1.001) + Real(4) * obstacle_skin(m) < near * Real(0.999))) return false;
+  if (!(dot<Real, D>(d, d) * Real(1.003) < lim * lim)) return false;
   for (int c = 0; c < D; ++c)
     if (!in_world(m, q[c])) return false;
   return true;
