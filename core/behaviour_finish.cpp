@@ -156,7 +156,12 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
   if (kind == 1 && b.chase != Real(0)) chase_term<Real, D>(kp, bc, id, st);
   // Obstacle avoidance: push away within avoid_distance of a surface, and steer sideways
   // when the point avoid_distance ahead would be inside or near an obstacle.
+  // The smallest distance from p to an obstacle surface the look-up found, at most
+  // avoid_distance (every obstacle not looked at is farther): lets the push-out below skip
+  // its own look-up when the step cannot reach any obstacle (clear_after_step).
+  Real near_min = -std::numeric_limits<Real>::infinity();
   if (b.avoid != Real(0) && w.obstacles) {
+    near_min = b.avoid_distance;
     for (int c = 0; c < D; ++c) term[c] = Real(0);
     Real h[3] = {v[0], v[1], D == 3 ? v[2] : Real(0)};
     const bool moving = normalize<Real, D>(h) > Real(0);
@@ -187,12 +192,14 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
           Real n[3] = {0, 0, 0}, pn[3] = {0, 0, 0};
           const Real dist = sphere_distance<Real, D>(m, w.spheres[k], p, n);
           const Real pdist = sphere_distance<Real, D>(m, w.spheres[k], probe, pn);
+          near_min = std::min(near_min, dist);
           one(dist, n, pdist, pn);
         },
         [&](std::uint32_t k) {
           Real n[3] = {0, 0, 0}, pn[3] = {0, 0, 0};
           const Real dist = box_distance<Real, D>(m, w.boxes[k], p, n);
           const Real pdist = box_distance<Real, D>(m, w.boxes[k], probe, pn);
+          near_min = std::min(near_min, dist);
           one(dist, n, pdist, pn);
         });
     add("avoid");
@@ -249,7 +256,8 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
   } else {
     drive<Real, D>(m, kp, st.hint, p, v, force, p_out, v_out);
   }
-  if (w.obstacles) push_out<Real, D>(m, p, p_out, v_out, b.vehicle == Vehicle::turn_rate);
+  if (w.obstacles && !clear_after_step<Real, D>(m, p, p_out, near_min))
+    push_out<Real, D>(m, p, p_out, v_out, b.vehicle == Vehicle::turn_rate);
 }
 
 #define BOIDS_BEHAVIOUR_FINISH(Real, D)                                                        \

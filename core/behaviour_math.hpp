@@ -163,8 +163,8 @@ inline void wander_key(std::uint64_t seed, std::uint32_t id, std::uint64_t key, 
 // Outward unit normal and signed distance of point `p` to a sphere/box obstacle (negative
 // inside), with the minimum image in a wrapping world.
 template <class Real, int D>
-inline Real sphere_distance(const ModelParams<Real>& m, const SphereP<Real>& o, const Real* p,
-                            Real* n) {
+BOIDS_BEH_INLINE Real sphere_distance(const ModelParams<Real>& m, const SphereP<Real>& o,
+                                      const Real* p, Real* n) {
   offset<Real, D>(m, o.c, p, n);  // p - c
   Real len = normalize<Real, D>(n);
   if (!(len > Real(0))) {

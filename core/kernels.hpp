@@ -178,6 +178,11 @@ struct FinishView {
   /// The abm profile's velocity rule (abm_update) instead of the force and speed limits: for
   /// kind 0 of an abm world without obstacles, where it is all behaviour_finish() does.
   bool abm = false;
+  /// The grid engine's prey when the prey's terms are kind 0's only behaviour: the slots
+  /// marked in prey->prey_sees get flee_predators / evade_predators too, in lanes
+  /// (core/prey_finish_impl.hpp), as behaviour_finish() would. Needs the predator grid's
+  /// neighbourhood lists.
+  const BehaviourContext<Real>* prey = nullptr;
 };
 
 /// finish_boid() without behaviours (flock_force, integrate, move) for slots [first, first +

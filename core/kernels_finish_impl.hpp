@@ -5,8 +5,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "core/kernels.hpp"
+#include "core/prey_finish_impl.hpp"
 
 namespace boids {
 namespace {
@@ -16,7 +18,11 @@ namespace kernels_detail {
 // or with FinishView::abm the abm profile's (abm_update, move without limits), over W boids at
 // once. Every operation and its order are those of the scalar code; its
 // branches become selects (a lane not taking a branch keeps its value exactly). Needs a pack
-// with sel (m ? a : b), floor and sqrt.
+// with sel (m ? a : b), floor and sqrt. With FinishView::prey the marked prey take
+// behaviour_finish()'s path instead: the prey's terms added (PreyLanes), and where the flee
+// boost changes the speed limit, drive()'s non-plain point mass (the same operations as
+// integrate() with mass 1, but the force clamp tests |F| > max_force and the speed limit is
+// the boost).
 template <class P, class Real, int D, Boundary BND>
 struct Finish {
   using B = typename P::B;
@@ -36,12 +42,21 @@ struct Finish {
     const bool bo = f.behaviour_order;  // (0 + separation): behaviour_finish's first addition
     const bool abm = f.abm;
     const B two = P::splat(Real(2)), inv_speed = P::splat(Real(1) / kp.max_speed);
+    const std::uint8_t* marks = f.prey ? f.prey->prey_sees.data() : nullptr;
+    std::vector<std::uint32_t> cand;  // PreyLanes' scratch
     for (std::uint32_t b = 0; b < count; b += W) {
       const std::uint32_t n = count - b < std::uint32_t(W) ? count - b : std::uint32_t(W);
       // AoS sums and the slots' state into lanes; a short last batch repeats its last boid.
       alignas(64) Real t[1 + 5 * D][W];
+      alignas(64) Real marked_lane[W];
+      std::uint32_t slot[W];
+      bool any_marked = false;
       for (int l = 0; l < W; ++l) {
         const std::uint32_t k = b + (std::uint32_t(l) < n ? std::uint32_t(l) : n - 1);
+        slot[l] = first + k;
+        const bool mk = marks && marks[first + k] != 0;
+        marked_lane[l] = mk ? Real(1) : Real(0);
+        any_marked = any_marked || mk;
         const FlockSums<Real>& sk = sums[k];
         t[0][l] = Real(sk.k);
         for (int c = 0; c < D; ++c) {
@@ -84,10 +99,17 @@ struct Finish {
           const B sep = w_sep * P::load(t[1 + 2 * D + c]);
           force[c] = P::sel(has, (bo ? zero + sep : sep) + w_ali * ali + w_coh * coh, zero);
         }
-        // integrate: the force clamp, then the velocity.
+        B limit = max_speed;  // the speed limit: the flee boost where a predator is seen
+        M boosted = zero != zero;
+        if (any_marked) {
+          const M marked = P::load(marked_lane) != zero;
+          PreyLanes<P, Real, D, BND>::add(f, slot, p, v, marked, force, limit, boosted, cand);
+        }
+        // integrate: the force clamp, then the velocity (drive()'s non-plain path where
+        // boosted: |F| > max_force, the same scale).
         B f2 = zero;
         for (int c = 0; c < D; ++c) f2 = f2 + force[c] * force[c];
-        const M clamp = f2 > max_force2;
+        const M clamp = P::sel(boosted, P::sqrt(f2), f2) > P::sel(boosted, max_force, max_force2);
         const B fscale = max_force / P::sqrt(f2);
         for (int c = 0; c < D; ++c) {
           force[c] = P::sel(clamp, force[c] * fscale, force[c]);
@@ -97,9 +119,9 @@ struct Finish {
         B s2 = zero;
         for (int c = 0; c < D; ++c) s2 = s2 + nv[c] * nv[c];
         const B sp = P::sqrt(s2);
-        const M fast = sp > max_speed;
+        const M fast = sp > limit;
         const M slow = P::and_(sp > zero, sp < min_speed);
-        const B up = max_speed / sp, down = min_speed / sp;
+        const B up = limit / sp, down = min_speed / sp;
         for (int c = 0; c < D; ++c)
           nv[c] = P::sel(fast, nv[c] * up, P::sel(slow, nv[c] * down, nv[c]));
       }

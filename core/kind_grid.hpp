@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace boids {
@@ -159,6 +160,16 @@ class KindGrid {
         }
       }
     }
+  }
+
+  /// The cell of p, and a cell's neighbourhood list (build_near_lists(); [begin, end),
+  /// ascending): what for_near(p) walks, for callers that visit several points' lists at once
+  /// (the vectorised prey finish, core/prey_finish_impl.hpp).
+  bool has_near_lists() const { return !near_start_.empty(); }
+  std::uint32_t cell_index(const Real* p) const { return cell_of(p); }
+  std::pair<const std::uint32_t*, const std::uint32_t*> near_list(std::uint32_t cell) const {
+    const std::uint32_t* base = near_items_.data();
+    return {base + near_start_[cell], base + near_start_[cell + 1]};
   }
 
   /// Calls f(k) for every point k in p's cell and the cells around it, in ascending k, once

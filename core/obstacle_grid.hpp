@@ -37,7 +37,9 @@ class ObstacleGrid {
       n_[c] = 1;
       scale_[c] = 0;
       if (c >= dims || count <= 4) continue;  // a handful: one cell, the plain scan
-      const double g = std::clamp(std::floor(size / std::max(reach, 1e-300)), 1.0, cap_axis);
+      // Cells half the reach wide: a cell lists every obstacle within reach of any of its
+      // points, so smaller cells list fewer that are out of reach of a given point.
+      const double g = std::clamp(std::floor(2.0 * size / std::max(reach, 1e-300)), 1.0, cap_axis);
       n_[c] = int(g);
       scale_[c] = g / size;
     }

@@ -18,8 +18,8 @@ namespace beh {
 // (r + reach)^2 with a relative margin far above rounding, so sphere_distance(p) > reach
 // whenever this is true. Lets the look-ups skip the square root of the many far spheres.
 template <class Real, int D>
-inline bool sphere_beyond(const ModelParams<Real>& m, const SphereP<Real>& o, const Real* p,
-                          Real reach) {
+BOIDS_BEH_INLINE bool sphere_beyond(const ModelParams<Real>& m, const SphereP<Real>& o,
+                                    const Real* p, Real reach) {
   Real d[3] = {0, 0, 0};
   offset<Real, D>(m, o.c, p, d);
   const Real lim = (o.r + reach) * Real(1.001);
@@ -160,6 +160,27 @@ inline bool clear_of_obstacles(const ModelParams<Real>& m, const Real* p) {
     return true;
   }
   return false;
+}
+
+// Whether q, where a boid moved from p, is certainly clear (push_out would leave it as it
+// is), knowing that no obstacle surface is nearer to p than `near` (the avoidance look-up's
+// smallest distance: every obstacle of p's grid cell measured, every other one beyond the
+// grid's reach, which is more than avoid_distance >= near). Every obstacle is then at least
+// near - |q - p| from q, so with margins far above the rounding of the distances (about
+// L eps, the skin is 16 L eps) none is within the skin of q. False when unsure: push_out()
+// then looks itself. Saves the push-out's look-up for nearly every boid.
+template <class Real, int D>
+inline bool clear_after_step(const ModelParams<Real>& m, const Real* p, const Real* q, Real near) {
+  if (!(near > Real(0))) return false;
+  // |q - p| < near less the margins, compared squared (no square root per boid).
+  const Real lim = near * Real(0.999) - Real(4) * obstacle_skin(m);
+  if (!(lim > Real(0))) return false;
+  Real d[3] = {0, 0, 0};
+  offset<Real, D>(m, p, q, d);
+  if (!(dot<Real, D>(d, d) * Real(1.003) < lim * lim)) return false;
+  for (int c = 0; c < D; ++c)
+    if (!in_world(m, q[c])) return false;
+  return true;
 }
 
 // Every way out of the obstacles holding `x`: the sphere exits and every box face leading into

@@ -41,13 +41,18 @@ inline typename P::B image(typename P::B x, Real size, Real inv_size) {
 }
 
 // Whether any of slots [i, i + len) holds another kind than 0.
+// Whole words by fixed-size copies (a variable-length copy into a word is byte stores and a
+// stalled word load), the tail byte by byte.
 inline bool other_kinds(const std::uint8_t* kind, int len) {
-  for (int o = 0; o < len; o += 8) {
-    std::uint64_t w = 0;
-    std::memcpy(&w, kind + o, std::size_t(len - o < 8 ? len - o : 8));
-    if (w) return true;
+  std::uint64_t any = 0;
+  int o = 0;
+  for (; o + 8 <= len; o += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, kind + o, 8);
+    any |= w;
   }
-  return false;
+  for (; o < len; ++o) any |= kind[o];
+  return any != 0;
 }
 
 // The prey-side test of sees_a_predator() (core/behaviour_kinds.hpp) for the prey in `slot`,
@@ -102,6 +107,11 @@ bool scan_pass(const PreyScanArgs<Real>& a, const std::pair<std::uint32_t, std::
   Real nd[3] = {0, 0, 0};
   for (std::size_t r = 0; r < nr; ++r) {
     const std::uint32_t begin = ranges[r].first, end = ranges[r].second;
+    // Other kinds among the range (never in the grid engine's cells): per vector below.
+    const bool mixed = a.chase && other_kinds(a.kind + begin, int(end - begin));
+    if constexpr (!Ordered) {
+      if (mixed) return false;
+    }
     for (std::uint32_t i = begin; i < end; i += W) {
       const int len = end - i < std::uint32_t(W) ? int(end - i) : W;
       // A short last vector reads on into the next slots (masked) where the store has them,
@@ -142,14 +152,13 @@ bool scan_pass(const PreyScanArgs<Real>& a, const std::pair<std::uint32_t, std::
         vis = P::and_(vis, dv >= P::sqrt(d2) * P::splat(a.av_len) * P::splat(a.cos_half_view));
       }
       std::uint64_t m = P::bits(vis);
-      if (!m) continue;
-      if (other_kinds(a.kind + i, len)) {
-        if constexpr (!Ordered) return false;  // not the grid engine's cells: rare
-        for (int l = 0; l < len; ++l)
-          if (a.kind[i + l] != 0) m &= ~(std::uint64_t(1) << l);
-        if (!m) continue;
-      }
       if constexpr (Ordered) {
+        if (!m) continue;
+        if (mixed && other_kinds(a.kind + i, len)) {
+          for (int l = 0; l < len; ++l)
+            if (a.kind[i + l] != 0) m &= ~(std::uint64_t(1) << l);
+          if (!m) continue;
+        }
         for (int c = 0; c < D; ++c) P::storeu(buf[c], x[c]);
         P::storeu(buf[3], d2);
         while (m) {
@@ -166,6 +175,8 @@ bool scan_pass(const PreyScanArgs<Real>& a, const std::pair<std::uint32_t, std::
           }
         }
       } else {
+        // Without a branch on m (about half the vectors hold no visible prey, unpredictably):
+        // the lanes out of view add +0, which changes no sum.
         count += std::popcount(m);
         for (int c = 0; c < D; ++c) {
           const B xm = P::select(vis, x[c], P::splat(Real(0)));

@@ -5,8 +5,9 @@
 //                                the prey in parallel
 //   for each x-row of cells      row kernel sums for the row's boids (core/kernels.hpp), then
 //     (parallel):                the finish (FinishRow in SIMD batches when no behaviour acts
-//                                on kind 0 but the prey's, those that see a predator again by
-//                                finish_boid; else finish_boid per boid), into s_, same slot
+//                                on kind 0 but the prey's, those that see a predator with the
+//                                prey's terms in the same lanes; else finish_boid per boid),
+//                                into s_, same slot
 //   kinds 1/2 (parallel):        their own kind through a KindGrid (core/kind_grid.hpp) of
 //                                slots [boid_end, n), accumulate_pair in slot order
 //
@@ -323,8 +324,9 @@ class GridEngine final : public EngineT<Real> {
     }
     // Without behaviours the cells' boids (all kind 0) finish in SIMD batches, bit-identical
     // to finish_boid; so do they when the prey's terms are kind 0's only behaviour, summing
-    // the force in behaviour order, and then the prey that see a predator finish again, one
-    // by one, on the behaviour path. Otherwise (and on the scalar path) boid by boid.
+    // the force in behaviour order, the prey that see a predator (marked by prepare_step) with
+    // the prey's terms in the same lanes (FinishView::prey). Otherwise (and on the scalar
+    // path) boid by boid.
     // The abm profile's kind 0 finishes in SIMD batches too where abm_update is all it does
     // (no obstacles to push out of).
     const bool prey_only = ctx.beh.active && beh::only_prey_terms(m_, ctx.beh);
@@ -346,6 +348,9 @@ class GridEngine final : public EngineT<Real> {
       fv.dt = m_.dt;
       fv.size = m_.size;
       fv.inv_size = m_.inv_size;
+      // The marked prey's terms in lanes too, when the predator grid has its lists.
+      if (prey_only && !ctx.beh.prey_sees.empty() && ctx.beh.predator_grid.has_near_lists())
+        fv.prey = &ctx.beh;
     }
     for_each_row(
         g, [&](std::size_t, std::uint32_t first, std::uint32_t last, const FlockSums<Real>* sums) {
@@ -355,7 +360,7 @@ class GridEngine final : public EngineT<Real> {
               s_.kind[j] = in_.kind[j];
               s_.id[j] = in_.id[j];
             }
-            if (prey_only) {
+            if (prey_only && !fv.prey) {
               for (std::uint32_t j = first; j < last; ++j) {
                 Real p[3], v[3];
                 for (int c = 0; c < D; ++c) {
