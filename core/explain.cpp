@@ -70,14 +70,7 @@ ForceExplanation explain(const EngineT<Real>& e, std::uint32_t id) {
     nlist::select(m.list.topo_k, nb);
     for (const auto& n : nb) out.neighbours.push_back(n.id);
     if (m.list.couzin) return explain_couzin<Real, D>(m, ctx, s, i, nb, std::move(out));
-    Real vi2 = 0;
-    for (int c = 0; c < D; ++c) vi2 += vi[c] * vi[c];
-    const Real vi_len = std::sqrt(vi2);
-    for (const auto& n : nb) {
-      Real vj[3] = {0, 0, 0};
-      for (int c = 0; c < D; ++c) vj[c] = s.v[c][n.slot];
-      accumulate_pair<Real, D>(m.kind[0], n.d, vi, vi_len, vj, sums);
-    }
+    sums = nlist::list_sums<Real, D>(m.kind[0], s, i, nb);
   } else {
     sums = naive_sums<Real, D>(m, s, i, &out.neighbours);
   }

@@ -92,6 +92,26 @@ inline void select(std::int32_t topo_k, std::vector<Neighbour<Real>>& nb) {
   }
 }
 
+/// The FlockSums of boid i (kind 0) over the neighbours nb, in their order, by the model's
+/// accumulate_pair.
+template <class Real, int D>
+inline FlockSums<Real> list_sums(const KindParams<Real>& kp, const BoidStore<Real>& in,
+                                 std::size_t i, const std::vector<Neighbour<Real>>& nb) {
+  Real vi[3] = {0, 0, 0}, vi2 = 0;
+  for (int c = 0; c < D; ++c) {
+    vi[c] = in.v[c][i];
+    vi2 += vi[c] * vi[c];
+  }
+  const Real vi_len = std::sqrt(vi2);
+  FlockSums<Real> sums;
+  for (const Neighbour<Real>& n : nb) {
+    Real vj[3] = {0, 0, 0};
+    for (int c = 0; c < D; ++c) vj[c] = in.v[c][n.slot];
+    accumulate_pair<Real, D>(kp, n.d, vi, vi_len, vj, sums);
+  }
+  return sums;
+}
+
 /// Everything after the candidates for the kind-0 boid in slot i of `in`: selection, then the
 /// couzin update or the FlockSums of the selected neighbours through finish_slot (so every
 /// other model, behaviour and vehicle keeps working with topological neighbours). Writes slot
@@ -123,20 +143,7 @@ inline void finish_from_list(const ModelParams<Real>& m, const StepContext<Real>
     out.id[j] = in.id[i];
     return;
   }
-  const KindParams<Real>& kp = m.kind[0];
-  Real vi[3] = {0, 0, 0}, vi2 = 0;
-  for (int c = 0; c < D; ++c) {
-    vi[c] = in.v[c][i];
-    vi2 += vi[c] * vi[c];
-  }
-  const Real vi_len = std::sqrt(vi2);
-  FlockSums<Real> sums;
-  for (const Neighbour<Real>& n : nb) {
-    Real vj[3] = {0, 0, 0};
-    for (int c = 0; c < D; ++c) vj[c] = in.v[c][n.slot];
-    accumulate_pair<Real, D>(kp, n.d, vi, vi_len, vj, sums);
-  }
-  finish_slot<Real, D>(m, ctx, in, i, sums, out, j);
+  finish_slot<Real, D>(m, ctx, in, i, list_sums<Real, D>(m.kind[0], in, i, nb), out, j);
 }
 
 /// The visible candidates of the kind-0 boid in slot i of `s` among slots [begin, end).
