@@ -45,7 +45,7 @@ boids::WorldDef prey_world(int variant, int dims, boids::Precision prec, boids::
 }  // namespace
 
 TEST_CASE("prey that see a predator: SIMD lanes give the scalar behaviour path's bits",
-          "[fastpath][grid][parallel]") {
+          "[fastpath][grid]") {
   using namespace boids;
   for (int variant = 0; variant < 4; ++variant)
     for (int dims : {2, 3})
