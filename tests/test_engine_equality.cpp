@@ -368,7 +368,7 @@ Worst run_all(std::uint32_t n, int steps) {
 
 TEST_CASE("engines match naive boid by boid along trajectories of every behaviour",
           "[grid][equality]") {
-  const Worst w = run_all(160, 40);
+  const Worst w = run_all(160, test::steps_or_sanitized(40, 15));
   WARN("largest differences: velocity "
        << w.vel << " eps*max_speed, position " << w.pos
        << " eps*size; count differences on borderline pairs: " << w.accepted_counts);

@@ -93,9 +93,30 @@ inline bool build_has(Isa isa) {
 #endif
 }
 
+/// Whether this is the ThreadSanitizer build, which runs only the [parallel] tests and looks
+/// for data races, not for results that differ by instruction set; and whether it is any
+/// sanitizer build (tests/CMakeLists.txt defines both).
+#if defined(BOIDS_TEST_TSAN)
+inline constexpr bool under_tsan = true;
+#else
+inline constexpr bool under_tsan = false;
+#endif
+#if defined(BOIDS_TEST_SANITIZED)
+inline constexpr bool under_sanitizer = true;
+#else
+inline constexpr bool under_sanitizer = false;
+#endif
+
+/// `steps` in the Release build, `fewer` in the sanitizer builds: a race or a bad access shows
+/// in any step, the sanitizers run the engine 10-20x slower, and the Release stage keeps the
+/// full trajectory (and with it the comparisons that need many steps).
+inline int steps_or_sanitized(int steps, int fewer) { return under_sanitizer ? fewer : steps; }
+
 /// The instruction sets a test can really exercise here, scalar first. Each one left out is
 /// reported by name as a Catch warning ("skipped: avx512 not supported by this CPU"), so a
-/// run on a smaller CPU says what it did not cover.
+/// run on a smaller CPU says what it did not cover. Under TSan only scalar and the best one
+/// are kept (the threads do the same work on every instruction set; the Release and ASan
+/// stages cover each one).
 inline std::vector<Isa> testable_isas() {
   std::vector<Isa> out;
   for (Isa isa : {Isa::scalar, Isa::sse42, Isa::avx2, Isa::avx512}) {
@@ -105,6 +126,11 @@ inline std::vector<Isa> testable_isas() {
       WARN("skipped: " << isa_name(isa) << " not supported by this CPU");
     else
       out.push_back(isa);
+  }
+  if (under_tsan && out.size() > 2) {
+    for (std::size_t i = 1; i + 1 < out.size(); ++i)
+      WARN("skipped under TSan: " << isa_name(out[i]) << " (covered by the other stages)");
+    out.erase(out.begin() + 1, out.end() - 1);
   }
   return out;
 }
