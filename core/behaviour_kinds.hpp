@@ -279,6 +279,22 @@ inline bool only_prey_terms(const ModelParams<Real>& m, const BehaviourContext<R
          (bc.leaders.empty() || m.kind[0].beh.follow_leader == Real(0));
 }
 
+/// Whether the grid engine may finish kind 0 in behaviour lanes (FinishView::behaviour,
+/// core/behaviour_lanes_impl.hpp): the standard profile without rules.noise, the point-mass
+/// vehicle with mass 1, no containment walls, and for the prey's terms the predator grid's
+/// neighbourhood lists.
+template <class Real>
+inline bool lanes_finish_ok(const ModelParams<Real>& m, const BehaviourContext<Real>& bc) {
+  const KindParams<Real>& kp = m.kind[0];
+  const BehaviourParams<Real>& b = kp.beh;
+  const bool prey_terms =
+      !bc.predators.empty() && (b.flee_predators != Real(0) || b.evade_predators != Real(0));
+  return m.beh.profile == Profile::standard && !(kp.noise > Real(0)) &&
+         b.vehicle == Vehicle::point_mass && b.inv_mass == Real(1) &&
+         (b.containment == Real(0) || m.boundary == Boundary::wrap) &&
+         (!prey_terms || bc.predator_grid.has_near_lists());
+}
+
 // Predators: chase what prepare_step found.
 template <class Real, int D>
 inline void chase_term(const KindParams<Real>& kp, const BehaviourContext<Real>& bc,

@@ -331,7 +331,10 @@ class GridEngine final : public EngineT<Real> {
     // (no obstacles to push out of).
     const bool prey_only = ctx.beh.active && beh::only_prey_terms(m_, ctx.beh);
     const bool abm = m_.beh.profile == Profile::abm && !m_.beh.obstacles;
-    const FinishRow<Real> fin = ctx.beh.active && !prey_only && !abm
+    // With other behaviours, kind 0 finishes in behaviour lanes where they support the
+    // world's settings (beh::lanes_finish_ok, core/behaviour_lanes_impl.hpp).
+    const bool lanes = ctx.beh.active && !prey_only && !abm && beh::lanes_finish_ok(m_, ctx.beh);
+    const FinishRow<Real> fin = ctx.beh.active && !prey_only && !abm && !lanes
                                     ? nullptr
                                     : select_finish_row<Real>(isa_, m_.dims, m_.boundary);
     FinishView<Real> fv;
@@ -351,6 +354,13 @@ class GridEngine final : public EngineT<Real> {
       // The marked prey's terms in lanes too, when the predator grid has its lists.
       if (prey_only && !ctx.beh.prey_sees.empty() && ctx.beh.predator_grid.has_near_lists())
         fv.prey = &ctx.beh;
+      if (lanes) {
+        fv.behaviour = true;
+        fv.model = &m_;
+        fv.step = &ctx;
+        fv.id = in_.id.data();
+        fv.prey = &ctx.beh;
+      }
     }
     for_each_row(
         g, [&](std::size_t, std::uint32_t first, std::uint32_t last, const FlockSums<Real>* sums) {
