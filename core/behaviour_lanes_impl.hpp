@@ -102,6 +102,59 @@ struct BehaviourLanes {
     add_if(force, term, m);
   }
 
+  // beh::follow_point per lane (the leader grid's look-up).
+  template <class T>
+  static M follow_points_grid(const ModelParams<Real>& m, const KindParams<Real>& kp,
+                              const BehaviourContext<Real>& bc, const std::uint32_t* ids,
+                              const std::uint32_t* slot, const T& t, B* tb, const Ctx& k) {
+    alignas(64) Real to[3][W], found[W];
+    for (int l = 0; l < W; ++l) {
+      Real q[3] = {0, 0, 0}, o[3] = {0, 0, 0};
+      for (int c = 0; c < D; ++c) q[c] = t[2 + 3 * D + c][l];
+      found[l] = beh::follow_point<Real, D>(m, kp, bc, ids[slot[l]], q, o) ? Real(1) : Real(0);
+      for (int c = 0; c < D; ++c) to[c][l] = o[c];
+    }
+    for (int c = 0; c < D; ++c) tb[c] = P::load(to[c]);
+    return P::load(found) != k.zero;
+  }
+
+  // beh::follow_point with the leader scan in lanes: every leader in id order, the offset
+  // and d2 as offset() and dot() give them, the scan's strict < (the first nearest; the
+  // lanes are kind 0, never a leader itself), the nearest's heading; then the boid's slot
+  // (follow_slot, per lane: cbrt and sin/cos in double).
+  static void follow_points_scan(const KindParams<Real>& kp, const BehaviourContext<Real>& bc,
+                                 const std::uint32_t* ids, const std::uint32_t* slot, const B* p,
+                                 B* tb, M& fm, const Ctx& k) {
+    const BehaviourParams<Real>& b = kp.beh;
+    B best2 = P::splat(std::numeric_limits<Real>::infinity());
+    B lh[D];
+    for (int c = 0; c < D; ++c) tb[c] = lh[c] = k.zero;
+    fm = k.zero != k.zero;
+    for (const SpecialAgent<Real>& a : bc.leaders) {
+      B d[D];
+      offset_to(p, a.p, d, k);
+      const B d2 = dot(d, d, k.zero);
+      const M lt = d2 < best2;
+      if (!P::any(lt)) continue;
+      Real h[3] = {a.v[0], a.v[1], D == 3 ? a.v[2] : Real(0)};
+      beh::normalize<Real, D>(h);
+      best2 = P::sel(lt, d2, best2);
+      for (int c = 0; c < D; ++c) {
+        tb[c] = P::sel(lt, d[c], tb[c]);
+        lh[c] = P::sel(lt, P::splat(h[c]), lh[c]);
+      }
+      fm = P::or_(fm, lt);
+    }
+    alignas(64) Real sl[3][W], rl[W];
+    for (int l = 0; l < W; ++l) {
+      Real o[3] = {0, 0, 0};
+      rl[l] = beh::follow_slot<Real, D>(ids[slot[l]], b.follow_distance, kp.sep_radius2, o);
+      for (int c = 0; c < D; ++c) sl[c][l] = o[c];
+    }
+    const B back = P::splat(b.follow_distance) + P::load(rl);
+    for (int c = 0; c < D; ++c) tb[c] = tb[c] + (P::load(sl[c]) - lh[c] * back);
+  }
+
   static void rows(const FinishView<Real>& f, std::uint32_t first, std::uint32_t count,
                    const FlockSums<Real>* sums) {
     const ModelParams<Real>& m = *f.model;
@@ -279,17 +332,13 @@ struct BehaviourLanes {
         add(force, term);
       }
       if (b.follow_leader != Real(0) && !bc.leaders.empty()) {
-        alignas(64) Real to[3][W], found[W];
-        for (int l = 0; l < W; ++l) {
-          Real q[3] = {0, 0, 0}, o[3] = {0, 0, 0};
-          for (int c = 0; c < D; ++c) q[c] = t[2 + 3 * D + c][l];
-          const bool ok = beh::follow_point<Real, D>(m, kp, bc, f.id[slot[l]], q, o);
-          found[l] = ok ? Real(1) : Real(0);
-          for (int c = 0; c < D; ++c) to[c][l] = o[c];
-        }
         B tb[D];
-        for (int c = 0; c < D; ++c) tb[c] = P::load(to[c]);
-        const M fm = P::load(found) != zero;
+        M fm;
+        if (bc.leader_grid.size() == bc.leaders.size()) {
+          fm = follow_points_grid(m, kp, bc, f.id, slot, t, tb, k);
+        } else {
+          follow_points_scan(kp, bc, f.id, slot, p, tb, fm, k);
+        }
         arrive(b.follow_leader, b.mass, ms, brake_acc, m.dt, tb, v, v_len, fm, arriving, lo, force,
                k);
       }
