@@ -6,7 +6,9 @@
 //   for each x-row of cells      row kernel sums for the row's boids (core/kernels.hpp), then
 //     (parallel):                the finish (FinishRow in SIMD batches when no behaviour acts
 //                                on kind 0 but the prey's, those that see a predator with the
-//                                prey's terms in the same lanes; else finish_boid per boid),
+//                                prey's terms in the same lanes; with other behaviours
+//                                behaviour lanes where beh::lanes_finish_ok holds; else
+//                                finish_boid per boid),
 //                                into s_, same slot
 //   kinds 1/2 (parallel):        their own kind through a KindGrid (core/kind_grid.hpp) of
 //                                slots [boid_end, n), accumulate_pair in slot order
