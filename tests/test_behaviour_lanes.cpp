@@ -7,6 +7,7 @@
 // finish ignored FinishView::behaviour it would give the plain step's results and fail.
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -198,4 +199,55 @@ TEST_CASE("behaviour lanes: only where they hold every term", "[fastpath][behavi
   d.boundary = Boundary::reflect;
   d.kinds[0].behaviour.containment = 1;
   CHECK_FALSE(ok(d));
+}
+
+TEST_CASE("the leader scan in vector lanes finds the scalar scan's leader", "[behaviours]") {
+  // beh::scan_leaders (the scalar behaviour path's nearest-leader look-up) against the plain
+  // scan over the leaders: the first nearest, ties to the lower index, the boid itself
+  // skipped; a point outside the world falls back to the caller's scan.
+  WorldDef d = lanes_world(3, Boundary::wrap, false);
+  const ModelParams<float> m = ModelParams<float>::from_def(d);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (std::size_t nl : {std::size_t(1), std::size_t(5), std::size_t(9), std::size_t(40)}) {
+    BehaviourContext<float> bc;
+    for (std::size_t j = 0; j < nl; ++j) {
+      SpecialAgent<float> a;
+      a.id = std::uint32_t(100 + 3 * j);
+      for (int c = 0; c < 3; ++c) a.p[c] = float(u(rng) * m.size);
+      bc.leaders.push_back(a);
+    }
+    if (nl > 2) {
+      for (int c = 0; c < 3; ++c) bc.leaders[2].p[c] = bc.leaders[1].p[c];  // a tie
+    }
+    bc.leader_stride = (nl + 3) / 4 * 4;
+    bc.leader_soa.assign(3 * bc.leader_stride, 0.0f);
+    for (std::size_t j = 0; j < nl; ++j)
+      for (int c = 0; c < 3; ++c)
+        bc.leader_soa[std::size_t(c) * bc.leader_stride + j] = bc.leaders[j].p[c];
+    for (int t = 0; t < 3000; ++t) {
+      float p[3];
+      for (int c = 0; c < 3; ++c) p[c] = float(u(rng) * m.size);
+      if (t == 0 && nl > 2) {
+        for (int c = 0; c < 3; ++c) p[c] = bc.leaders[1].p[c];  // on the tied pair
+      }
+      // Sometimes the boid is a leader itself (skipped).
+      const std::uint32_t id = t % 7 == 0 ? bc.leaders[std::size_t(t) % nl].id : 7;
+      std::size_t ref = nl;
+      float best2 = std::numeric_limits<float>::infinity();
+      for (std::size_t j = 0; j < nl; ++j) {
+        if (bc.leaders[j].id == id) continue;
+        float o[3];
+        beh::offset<float, 3>(m, p, bc.leaders[j].p, o);
+        const float d2 = beh::dot<float, 3>(o, o);
+        if (d2 < best2) best2 = d2, ref = j;
+      }
+      const std::size_t got = beh::scan_leaders<float, 3>(m, bc, p, id, ~std::size_t(0));
+      INFO(nl << " leaders, trial " << t);
+      REQUIRE(got == ref);  // never the fallback for a point inside the world
+      if (t == 0 && nl > 2 && id != bc.leaders[1].id) CHECK(got == 1);
+    }
+    float out[3] = {-3 * m.size, 0, 0};
+    CHECK(beh::scan_leaders<float, 3>(m, bc, out, 7, ~std::size_t(0)) == ~std::size_t(0));
+  }
 }
