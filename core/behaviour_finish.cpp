@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/behaviour_avoid.hpp"
 #include "core/behaviour_kinds.hpp"
 #include "core/behaviour_math.hpp"
 #include "core/behaviour_steer.hpp"
@@ -136,8 +137,9 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
     const Real sm = f * f * (Real(3) - Real(2) * f);
     const std::uint64_t key = std::uint64_t(kf);
     Real u0[3] = {0, 0, 0}, u1[3] = {0, 0, 0}, u[3] = {0, 0, 0};
-    wander_key<Real, D>(ctx.seed, id, key, u0);
-    wander_key<Real, D>(ctx.seed, id, key + 1, u1);
+    const std::uint64_t stream = random_stream(ctx.seed, id, kStreamWander);
+    wander_key<Real, D>(stream, key, u0);
+    wander_key<Real, D>(stream, key + 1, u1);
     for (int c = 0; c < D; ++c) u[c] = u0[c] + (u1[c] - u0[c]) * sm;
     if (!(normalize<Real, D>(u) > Real(0))) {
       for (int c = 0; c < D; ++c) u[c] = u0[c];
@@ -161,47 +163,7 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
   // its own look-up when the step cannot reach any obstacle (clear_after_step).
   Real near_min = -std::numeric_limits<Real>::infinity();
   if (b.avoid != Real(0) && w.obstacles) {
-    near_min = b.avoid_distance;
-    for (int c = 0; c < D; ++c) term[c] = Real(0);
-    Real h[3] = {v[0], v[1], D == 3 ? v[2] : Real(0)};
-    const bool moving = normalize<Real, D>(h) > Real(0);
-    Real probe[3] = {0, 0, 0};
-    for (int c = 0; c < D; ++c) probe[c] = p[c] + h[c] * b.avoid_distance;
-    auto one = [&](Real dist, const Real* n, Real pdist, const Real* pn) {
-      if (dist < b.avoid_distance) {
-        const Real k = b.avoid * ms * (Real(1) - std::max(dist, Real(0)) / b.avoid_distance);
-        for (int c = 0; c < D; ++c) term[c] += k * n[c];
-      }
-      if (moving && pdist < Real(0.5) * b.avoid_distance && dot<Real, D>(n, h) < Real(0)) {
-        Real lat[3] = {0, 0, 0};
-        const Real along = dot<Real, D>(pn, h);
-        for (int c = 0; c < D; ++c) lat[c] = pn[c] - along * h[c];
-        if (!(normalize<Real, D>(lat) > Real(1e-6))) perpendicular<Real, D>(h, lat);
-        for (int c = 0; c < D; ++c) term[c] += b.avoid * ms * lat[c];
-      }
-    };
-    // The obstacles of p's grid cell: all within 1.5 avoid_distance of p, so every one that
-    // contributes (p within avoid_distance, the probe within half of it), in order.
-    w.obstacle_grid.visit(
-        p,
-        [&](std::uint32_t k) {
-          // Neither p within avoid_distance nor the probe within half of it: no contribution.
-          if (sphere_beyond<Real, D>(m, w.spheres[k], p, b.avoid_distance) &&
-              sphere_beyond<Real, D>(m, w.spheres[k], probe, Real(0.5) * b.avoid_distance))
-            return;
-          Real n[3] = {0, 0, 0}, pn[3] = {0, 0, 0};
-          const Real dist = sphere_distance<Real, D>(m, w.spheres[k], p, n);
-          const Real pdist = sphere_distance<Real, D>(m, w.spheres[k], probe, pn);
-          near_min = std::min(near_min, dist);
-          one(dist, n, pdist, pn);
-        },
-        [&](std::uint32_t k) {
-          Real n[3] = {0, 0, 0}, pn[3] = {0, 0, 0};
-          const Real dist = box_distance<Real, D>(m, w.boxes[k], p, n);
-          const Real pdist = box_distance<Real, D>(m, w.boxes[k], probe, pn);
-          near_min = std::min(near_min, dist);
-          one(dist, n, pdist, pn);
-        });
+    near_min = avoid_term<Real, D>(m, b, p, v, ms, term);
     add("avoid");
   }
   // Containment: steer back within containment_margin of a wall (not in wrapping worlds).

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "core/behaviour_math.hpp"
 #include "core/behaviour_steer.hpp"
@@ -46,20 +47,77 @@ inline Real follow_slot(std::uint32_t id, Real follow_distance, Real sep_radius2
   return Real(r);
 }
 
-// Leader following: arrive at the boid's own slot of a loose group around the nearest
-// leader, shifted behind it while it moves (follow_slot). `v_arr` is the velocity the
-// arrival brakes from, `brake_acc` the vehicle's braking acceleration.
+// The nearest leader to p other than `id` (ties to the lower index), or leaders.size() for
+// none, as follow_leader_term's scan finds it, from BehaviourContext::leader_soa: four float
+// (two double) leaders per vector, each lane min_image_near()'s operations (its k from two
+// comparisons, so no branch), d2 summed as dot() does, then the scan's strict-< argmin. The
+// lanes' d2 are the scan's bits; where an offset is beyond min_image_near's |t| < 1.5 (a
+// point outside the world) it returns `fallback` and the caller scans. Without the GNU
+// vector extension it always falls back.
 template <class Real, int D>
-inline void follow_leader_term(const ModelParams<Real>& m, const KindParams<Real>& kp,
-                               const BehaviourContext<Real>& bc, std::uint32_t id,
-                               const Real* v_arr, Real brake_acc, Steer<Real, D>& st) {
+inline std::size_t scan_leaders(const ModelParams<Real>& m, const BehaviourContext<Real>& bc,
+                                const Real* p, std::uint32_t id, std::size_t fallback) {
+  const std::size_t nl = bc.leaders.size(), stride = bc.leader_stride;
+  constexpr std::size_t kMax = 64;
+  if (nl > kMax || stride < nl || bc.leader_soa.size() != 3 * stride) return fallback;
+#if defined(__GNUC__)
+  typedef Real V __attribute__((vector_size(16)));
+  typedef std::conditional_t<sizeof(Real) == 4, std::int32_t, std::int64_t> I;
+  typedef I VI __attribute__((vector_size(16)));
+  constexpr std::size_t W = 16 / sizeof(Real);
+  const bool wrap = m.boundary == Boundary::wrap;
+  alignas(16) Real d2s[kMax];
+  VI ok = VI{} == VI{};  // all lanes -1
+  for (std::size_t j = 0; j < stride; j += W) {
+    V d2 = V{} + Real(0);
+    for (int c = 0; c < D; ++c) {
+      V d;
+      __builtin_memcpy(&d, bc.leader_soa.data() + std::size_t(c) * stride + j, sizeof(V));
+      d = d - p[c];
+      if (wrap) {
+        const V t = d * m.inv_size;
+        ok &= (t < Real(1.5)) & (t > Real(-1.5));
+        const V k =
+            __builtin_convertvector(t < Real(-0.5), V) - __builtin_convertvector(t > Real(0.5), V);
+        d = (d + Real(0)) - m.size * k;
+      }
+      d2 = d2 + d * d;
+    }
+    __builtin_memcpy(d2s + j, &d2, sizeof(V));
+  }
+  for (std::size_t l = 0; l < W; ++l) {
+    if (!ok[l]) return fallback;  // padding lanes (zeros) are always within range
+  }
+  // The scan skips the boid itself (a leader; the leaders are sorted by id).
+  const auto self =
+      std::lower_bound(bc.leaders.begin(), bc.leaders.end(), id,
+                       [](const SpecialAgent<Real>& a, std::uint32_t x) { return a.id < x; });
+  if (self != bc.leaders.end() && self->id == id)
+    d2s[std::size_t(self - bc.leaders.begin())] = std::numeric_limits<Real>::infinity();
+  // The scan's strict < keeps the first of the smallest d2 below infinity (NaN never wins):
+  // the minimum (without branches), then its first index.
+  Real best2 = std::numeric_limits<Real>::infinity();
+  for (std::size_t j = 0; j < nl; ++j) best2 = d2s[j] < best2 ? d2s[j] : best2;
+  if (!(best2 < std::numeric_limits<Real>::infinity())) return nl;
+  std::size_t best = 0;
+  while (!(d2s[best] == best2)) ++best;
+  return best;
+#else
+  (void)m, (void)p, (void)id;
+  return fallback;
+#endif
+}
+
+// The point follow_leader arrives at, as an offset from p: the boid's own slot of a loose
+// group around the nearest leader, shifted behind it while it moves (follow_slot). False when
+// there is no leader to follow.
+template <class Real, int D>
+inline bool follow_point(const ModelParams<Real>& m, const KindParams<Real>& kp,
+                         const BehaviourContext<Real>& bc, std::uint32_t id, const Real* p,
+                         Real* best_to) {
   const BehaviourParams<Real>& b = kp.beh;
-  const Real* p = st.p;
-  const Real ms = st.ms;
-  Real* term = st.term;
   const SpecialAgent<Real>* best = nullptr;
   Real best2 = std::numeric_limits<Real>::infinity();
-  Real best_to[3] = {0, 0, 0};
   if (bc.leader_grid.size() == bc.leaders.size() && !bc.leaders.empty()) {
     // Many leaders: their grid gives the scan's answer (the nearest, ties to the lower id).
     const std::size_t k = bc.leader_grid.nearest(
@@ -70,6 +128,12 @@ inline void follow_leader_term(const ModelParams<Real>& m, const KindParams<Real
           return dot<Real, D>(to, to);
         },
         [&](std::uint32_t j) { return bc.leaders[j].id != id; });
+    if (k < bc.leaders.size()) {
+      best = &bc.leaders[k];
+      offset<Real, D>(m, p, best->p, best_to);
+    }
+  } else if (const std::size_t k = scan_leaders<Real, D>(m, bc, p, id, ~std::size_t(0));
+             k != ~std::size_t(0)) {
     if (k < bc.leaders.size()) {
       best = &bc.leaders[k];
       offset<Real, D>(m, p, best->p, best_to);
@@ -87,15 +151,27 @@ inline void follow_leader_term(const ModelParams<Real>& m, const KindParams<Real
       }
     }
   }
-  if (best) {
-    Real lh[3] = {best->v[0], best->v[1], D == 3 ? best->v[2] : Real(0)};
-    normalize<Real, D>(lh);
-    Real slot[3] = {0, 0, 0};
-    const Real r = follow_slot<Real, D>(id, b.follow_distance, kp.sep_radius2, slot);
-    for (int c = 0; c < D; ++c) best_to[c] += slot[c] - lh[c] * (b.follow_distance + r);
-    st.arriving(
-        arrive_to<Real, D>(b.follow_leader, b.mass, best_to, ms, brake_acc, m.dt, v_arr, term),
-        best_to);
+  if (!best) return false;
+  Real lh[3] = {best->v[0], best->v[1], D == 3 ? best->v[2] : Real(0)};
+  normalize<Real, D>(lh);
+  Real slot[3] = {0, 0, 0};
+  const Real r = follow_slot<Real, D>(id, b.follow_distance, kp.sep_radius2, slot);
+  for (int c = 0; c < D; ++c) best_to[c] += slot[c] - lh[c] * (b.follow_distance + r);
+  return true;
+}
+
+// Leader following: arrive at follow_point(). `v_arr` is the velocity the arrival brakes
+// from, `brake_acc` the vehicle's braking acceleration.
+template <class Real, int D>
+inline void follow_leader_term(const ModelParams<Real>& m, const KindParams<Real>& kp,
+                               const BehaviourContext<Real>& bc, std::uint32_t id,
+                               const Real* v_arr, Real brake_acc, Steer<Real, D>& st) {
+  const BehaviourParams<Real>& b = kp.beh;
+  Real best_to[3] = {0, 0, 0};
+  if (follow_point<Real, D>(m, kp, bc, id, st.p, best_to)) {
+    st.arriving(arrive_to<Real, D>(b.follow_leader, b.mass, best_to, st.ms, brake_acc, m.dt, v_arr,
+                                   st.term),
+                best_to);
     st.add("follow_leader");
   }
 }
@@ -201,6 +277,22 @@ template <class Real>
 inline bool only_prey_terms(const ModelParams<Real>& m, const BehaviourContext<Real>& bc) {
   return !m.beh.any_kind_active && !m.beh.obstacles &&
          (bc.leaders.empty() || m.kind[0].beh.follow_leader == Real(0));
+}
+
+/// Whether the grid engine may finish kind 0 in behaviour lanes (FinishView::behaviour,
+/// core/behaviour_lanes_impl.hpp): the standard profile without rules.noise, the point-mass
+/// vehicle with mass 1, no containment walls, and for the prey's terms the predator grid's
+/// neighbourhood lists.
+template <class Real>
+inline bool lanes_finish_ok(const ModelParams<Real>& m, const BehaviourContext<Real>& bc) {
+  const KindParams<Real>& kp = m.kind[0];
+  const BehaviourParams<Real>& b = kp.beh;
+  const bool prey_terms =
+      !bc.predators.empty() && (b.flee_predators != Real(0) || b.evade_predators != Real(0));
+  return m.beh.profile == Profile::standard && !(kp.noise > Real(0)) &&
+         b.vehicle == Vehicle::point_mass && b.inv_mass == Real(1) &&
+         (b.containment == Real(0) || m.boundary == Boundary::wrap) &&
+         (!prey_terms || bc.predator_grid.has_near_lists());
 }
 
 // Predators: chase what prepare_step found.

@@ -142,17 +142,18 @@ inline Real arrive_to(Real w, Real mass, const Real* to, Real max_speed, Real br
   return speed;
 }
 
-// A uniformly random unit vector for (seed, id, key): the wander keyframes.
+// A uniformly random unit vector for (seed, id, key): the wander keyframes. `stream` is
+// random_stream(seed, id, kStreamWander), hashed once for a boid's two keys.
 template <class Real, int D>
-inline void wander_key(std::uint64_t seed, std::uint32_t id, std::uint64_t key, Real* u) {
-  const double a = 2.0 * 3.14159265358979323846 * random_unit(seed, id, kStreamWander, key * 4);
+inline void wander_key(std::uint64_t stream, std::uint64_t key, Real* u) {
+  const double a = 2.0 * 3.14159265358979323846 * random_unit_at(stream, key * 4);
   double sn = 0, cs = 0;
   sin_cos(a, sn, cs);  // core/behaviour_trig.hpp: no libm call
   if (D == 2) {
     u[0] = Real(cs);
     u[1] = Real(sn);
   } else {
-    const double z = 2.0 * random_unit(seed, id, kStreamWander, key * 4 + 1) - 1.0;
+    const double z = 2.0 * random_unit_at(stream, key * 4 + 1) - 1.0;
     const double rxy = std::sqrt(std::max(0.0, 1.0 - z * z));
     u[0] = Real(rxy * cs);
     u[1] = Real(rxy * sn);

@@ -85,6 +85,10 @@ struct BehaviourContext {
   Real centre[kKindCount][3] = {};    // global centre of each kind (need_centre only)
   Real dest_dir[kKindCount][3] = {};  // unit direction from that centre to the goal
   std::vector<SpecialAgent<Real>> predators, leaders;  // sorted by id
+  // The leaders' coordinates by axis, leader_soa[c * leader_stride + j] (leader_stride a
+  // multiple of 4, zero padded), for the nearest-leader scan in lanes (beh::scan_leaders).
+  std::vector<Real> leader_soa;
+  std::size_t leader_stride = 0;
   // The predators (indices into `predators`) in cells at least the prey's radius wide, for
   // the prey's flee/evade look-ups; built only when kind 0 flees or evades predators.
   KindGrid<Real> predator_grid;

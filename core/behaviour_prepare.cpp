@@ -123,6 +123,12 @@ void prepare_behaviours(const ModelParams<Real>& m, const BoidStore<Real>& s,
   auto by_id = [](const SpecialAgent<Real>& x, const SpecialAgent<Real>& y) { return x.id < y.id; };
   std::sort(b.predators.begin(), b.predators.end(), by_id);
   std::sort(b.leaders.begin(), b.leaders.end(), by_id);
+  b.leader_stride = (b.leaders.size() + 3) / 4 * 4;
+  b.leader_soa.assign(3 * b.leader_stride, Real(0));
+  for (std::size_t j = 0; j < b.leaders.size(); ++j) {
+    for (int c = 0; c < D; ++c)
+      b.leader_soa[std::size_t(c) * b.leader_stride + j] = b.leaders[j].p[c];
+  }
 
   // Target script at the time of this step.
   {

@@ -183,6 +183,13 @@ struct FinishView {
   /// (core/prey_finish_impl.hpp), as behaviour_finish() would. Needs the predator grid's
   /// neighbourhood lists.
   const BehaviourContext<Real>* prey = nullptr;
+  /// The grid engine's kind 0 when behaviours are on and beh::lanes_finish_ok holds:
+  /// behaviour_finish() in lanes (core/behaviour_lanes_impl.hpp), with the world, the step's
+  /// context, the slots' ids and (for the prey's terms) prey = &step->beh.
+  bool behaviour = false;
+  const ModelParams<Real>* model = nullptr;
+  const StepContext<Real>* step = nullptr;
+  const std::uint32_t* id = nullptr;
 };
 
 /// finish_boid() without behaviours (flock_force, integrate, move) for slots [first, first +

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/behaviour_lanes_impl.hpp"
 #include "core/kernels.hpp"
 #include "core/prey_finish_impl.hpp"
 
@@ -31,6 +32,10 @@ struct Finish {
 
   static void rows(const FinishView<Real>& f, std::uint32_t first, std::uint32_t count,
                    const FlockSums<Real>* sums) {
+    if (f.behaviour) {
+      BehaviourLanes<P, Real, D, BND>::rows(f, first, count, sums);
+      return;
+    }
     const KindParams<Real>& kp = f.kp;
     const B zero = P::splat(Real(0)), one = P::splat(Real(1));
     const B w_sep = P::splat(kp.w_sep), w_ali = P::splat(kp.w_ali), w_coh = P::splat(kp.w_coh);

@@ -6,7 +6,9 @@
 //   for each x-row of cells      row kernel sums for the row's boids (core/kernels.hpp), then
 //     (parallel):                the finish (FinishRow in SIMD batches when no behaviour acts
 //                                on kind 0 but the prey's, those that see a predator with the
-//                                prey's terms in the same lanes; else finish_boid per boid),
+//                                prey's terms in the same lanes; with other behaviours
+//                                behaviour lanes where beh::lanes_finish_ok holds; else
+//                                finish_boid per boid),
 //                                into s_, same slot
 //   kinds 1/2 (parallel):        their own kind through a KindGrid (core/kind_grid.hpp) of
 //                                slots [boid_end, n), accumulate_pair in slot order
@@ -331,7 +333,10 @@ class GridEngine final : public EngineT<Real> {
     // (no obstacles to push out of).
     const bool prey_only = ctx.beh.active && beh::only_prey_terms(m_, ctx.beh);
     const bool abm = m_.beh.profile == Profile::abm && !m_.beh.obstacles;
-    const FinishRow<Real> fin = ctx.beh.active && !prey_only && !abm
+    // With other behaviours, kind 0 finishes in behaviour lanes where they support the
+    // world's settings (beh::lanes_finish_ok, core/behaviour_lanes_impl.hpp).
+    const bool lanes = ctx.beh.active && !prey_only && !abm && beh::lanes_finish_ok(m_, ctx.beh);
+    const FinishRow<Real> fin = ctx.beh.active && !prey_only && !abm && !lanes
                                     ? nullptr
                                     : select_finish_row<Real>(isa_, m_.dims, m_.boundary);
     FinishView<Real> fv;
@@ -351,6 +356,13 @@ class GridEngine final : public EngineT<Real> {
       // The marked prey's terms in lanes too, when the predator grid has its lists.
       if (prey_only && !ctx.beh.prey_sees.empty() && ctx.beh.predator_grid.has_near_lists())
         fv.prey = &ctx.beh;
+      if (lanes) {
+        fv.behaviour = true;
+        fv.model = &m_;
+        fv.step = &ctx;
+        fv.id = in_.id.data();
+        fv.prey = &ctx.beh;
+      }
     }
     for_each_row(
         g, [&](std::size_t, std::uint32_t first, std::uint32_t last, const FlockSums<Real>* sums) {
