@@ -70,6 +70,22 @@ SumFn<Real> select_sum_fn(int dims) {
   }
 }
 
+template <class Real>
+LaneFn<Real> select_lane_fn(int dims, bool min_image, int k) {
+  const GatherTables& t = gather_tables();
+  const int s = k < 4 ? 0 : k < 8 ? 1 : 2;
+  for (int i = int(dispatched_isa(true));; --i) {
+    LaneFn<Real> f;
+    if constexpr (sizeof(Real) == 4)
+      f = t.f[i].lane[dims == 2 ? 0 : 1][min_image ? 1 : 0][s];
+    else
+      f = t.d[i].lane[dims == 2 ? 0 : 1][min_image ? 1 : 0][s];
+    if (f || i == 0) return f;
+  }
+}
+
+template LaneFn<float> select_lane_fn<float>(int, bool, int);
+template LaneFn<double> select_lane_fn<double>(int, bool, int);
 template SumFn<float> select_sum_fn<float>(int);
 template SumFn<double> select_sum_fn<double>(int);
 template OrderFn<float> select_order_fn<float>(bool);

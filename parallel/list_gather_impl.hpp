@@ -269,8 +269,17 @@ void sum_staged(const SumStage<Real>& s, std::uint32_t count, const KindParams<R
   }
 }
 
+}  // namespace
+}  // namespace boids::list_detail
+
+#include "parallel/list_lanes_impl.hpp"
+
+namespace boids::list_detail {
+namespace {
+
 template <template <class> class Pk, class Real>
 void fill_gather_table(GatherTable<Real>& t) {
+  fill_lane_table<Pk, Real>(t);
   t.sum[0] = &sum_staged<Pk<Real>, Real, 2>;
   t.sum[1] = &sum_staged<Pk<Real>, Real, 3>;
   t.order[0] = &order_small<Real, 8>;

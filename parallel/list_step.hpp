@@ -29,6 +29,12 @@ void list_step(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
 std::uint64_t list_own_grid_steps() noexcept;
 std::uint64_t list_own_grid_fallbacks() noexcept;
 
+/// Boids whose topological neighbours and sums the lane kernel settled (parallel/list_gather.hpp,
+/// LaneFn), and those it handed back to the gather (ties at the k-th place), since the program
+/// started: for the tests, which must see that path run.
+std::uint64_t list_lane_boids() noexcept;
+std::uint64_t list_lane_unsettled() noexcept;
+
 extern template void list_step<float>(const ModelParams<float>&, const StepContext<float>&,
                                       const GridView<float>&, const BoidStore<float>&,
                                       BoidStore<float>&, Executor&);
