@@ -195,7 +195,13 @@ std::uint32_t lane_cell(const GatherInput<Real>& in, const LaneCell<Real>& c, in
     }
     alignas(64) Real sd[3][S * W], sv[3][S * W];
     for (int t = 0; t < tmax; ++t) {
-      for (int l = 0; l < W; ++l) {
+      for (int l = lanes; l < W; ++l) {  // lanes past the cell's boids: masked, but finite
+        for (int a = 0; a < D; ++a) {
+          sd[a][t * W + l] = Real(0);
+          sv[a][t * W + l] = Real(0);
+        }
+      }
+      for (int l = 0; l < lanes; ++l) {
         const std::uint32_t q = std::uint32_t(std::bit_cast<U>(qr[t][l])), j = c.cslot[q];
         for (int a = 0; a < D; ++a) {
           Real x = c.cp[a][q] - lp[a][l];  // the scan's d, by the same operations
