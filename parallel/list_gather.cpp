@@ -74,13 +74,15 @@ template <class Real>
 LaneFn<Real> select_lane_fn(int dims, bool min_image, int k) {
   const GatherTables& t = gather_tables();
   const int s = k < 4 ? 0 : k < 8 ? 1 : 2;
+  // The first table that is filled decides: a unit may leave its lane kernels out on purpose
+  // (parallel/list_gather_impl.hpp), and then its gather runs alone.
   for (int i = int(dispatched_isa(true));; --i) {
-    LaneFn<Real> f;
+    const GatherTable<Real>* tab;
     if constexpr (sizeof(Real) == 4)
-      f = t.f[i].lane[dims == 2 ? 0 : 1][min_image ? 1 : 0][s];
+      tab = &t.f[i];
     else
-      f = t.d[i].lane[dims == 2 ? 0 : 1][min_image ? 1 : 0][s];
-    if (f || i == 0) return f;
+      tab = &t.d[i];
+    if (tab->fn[0][0] || i == 0) return tab->lane[dims == 2 ? 0 : 1][min_image ? 1 : 0][s];
   }
 }
 

@@ -154,7 +154,8 @@ template <class Real>
 SumFn<Real> select_sum_fn(int dims);
 
 /// The LaneFn for dispatched_isa(), a dimension, the minimum image (true) or the plain
-/// difference, and k <= kLaneMaxK.
+/// difference, and k <= kLaneMaxK; nullptr where that instruction set's unit has none (its
+/// packs are wider than a cell's boids, parallel/list_gather_impl.hpp).
 template <class Real>
 LaneFn<Real> select_lane_fn(int dims, bool min_image, int k);
 

@@ -69,7 +69,11 @@ TEST_CASE("topological: the lane kernel settles boids, naive = grid bit for bit"
         INFO("isa " << int(isa) << " threads " << threads);
         const std::uint64_t before = boids::list_lane_boids();
         CHECK(hash(boids::EngineKind::grid, threads) == naive);
-        if (cs.k <= 15)  // the kernel ran: 5 steps of about every boid
+        // The kernel runs where a pack has at most 4 lanes (parallel/list_gather_impl.hpp):
+        // everywhere but float on AVX2 and AVX-512, double on AVX-512.
+        const bool wide =
+            isa == boids::Isa::avx512 || (isa == boids::Isa::avx2 && cs.prec == P::f32);
+        if (cs.k <= 15 && !wide)  // the kernel ran: 5 steps of about every boid
           CHECK(boids::list_lane_boids() - before > 4u * cs.count);
         else
           CHECK(boids::list_lane_boids() == before);
@@ -107,7 +111,7 @@ TEST_CASE("topological: the lane kernel hands ties back to the gather, naive = g
       return w.state_hash();
     };
     const auto naive = hash(boids::EngineKind::naive, 1);
-    for (boids::Isa isa : boids::test::testable_isas()) {
+    for (boids::Isa isa : {boids::Isa::scalar, boids::Isa::sse42}) {  // (float: <= 4 lanes)
       boids::test::MaxIsaScope cap(isa);
       const std::uint64_t settled = boids::list_lane_boids();
       const std::uint64_t back = boids::list_lane_unsettled();
