@@ -138,7 +138,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
       bool staged = false, any_direct = false;
       if (lane_fn) direct.assign(row_last - row_first, 0);
       const bool copied = rc.build(g, wrap_copy ? WrapMode::min_image : mode, std::uint32_t(row), D,
-                                   lane_fn ? in.id.data() : nullptr);
+                                   lane_fn ? in.id.data() : nullptr, std::uint32_t(in.id.size()));
       bool row_seam = false;
       if (wrap_copy) {
         const int y = int(row % std::size_t(g.n[1])), z = int(row / std::size_t(g.n[1]));
