@@ -70,6 +70,24 @@ SumFn<Real> select_sum_fn(int dims) {
   }
 }
 
+template <class Real>
+LaneFn<Real> select_lane_fn(int dims, bool min_image, int k) {
+  const GatherTables& t = gather_tables();
+  const int s = k < 4 ? 0 : k < 8 ? 1 : 2;
+  // The first table that is filled decides: a unit may leave its lane kernels out on purpose
+  // (parallel/list_gather_impl.hpp), and then its gather runs alone.
+  for (int i = int(dispatched_isa(true));; --i) {
+    const GatherTable<Real>* tab;
+    if constexpr (sizeof(Real) == 4)
+      tab = &t.f[i];
+    else
+      tab = &t.d[i];
+    if (tab->fn[0][0] || i == 0) return tab->lane[dims == 2 ? 0 : 1][min_image ? 1 : 0][s];
+  }
+}
+
+template LaneFn<float> select_lane_fn<float>(int, bool, int);
+template LaneFn<double> select_lane_fn<double>(int, bool, int);
 template SumFn<float> select_sum_fn<float>(int);
 template SumFn<double> select_sum_fn<double>(int);
 template OrderFn<float> select_order_fn<float>(bool);

@@ -98,12 +98,43 @@ template <class Real>
 using SumFn = void (*)(const SumStage<Real>& s, std::uint32_t count, const KindParams<Real>& kp,
                        FlockSums<Real>* out);
 
-/// Per-ISA tables: gathers [dims - 2][wrap mode]; orders for N = 8 and 16; sums [dims - 2].
+/// The topological lane kernel's cell (parallel/list_lanes_impl.hpp): boids b < count (slots
+/// bslot[b], or first + b when bslot is null; at copy index self0 + b) against the candidates
+/// [begin, end) of a row copy (positions cp, slots cslot and ids id, each by copy index;
+/// readable as GatherSource). r2: each boid's radius^2, or null for GatherInput's.
+template <class Real>
+struct LaneCell {
+  const Real* cp[3] = {nullptr, nullptr, nullptr};
+  const std::uint32_t* cslot = nullptr;
+  const std::uint32_t* id = nullptr;
+  const std::uint32_t* bslot = nullptr;
+  const Real* r2 = nullptr;
+  std::uint32_t begin = 0, end = 0, self0 = 0, first = 0, count = 0;
+};
+
+/// Candidates a lane kernel's range may hold (a candidate's index is kept in a key's low bits).
+inline constexpr std::uint32_t kLaneMaxRange = 1024;
+/// Largest k of the lane kernel (it keeps k + 1 keys per lane, at most 16).
+inline constexpr int kLaneMaxK = 15;
+
+/// Topological steps 2-3 and the sums for a cell's boids at once, the boids in SIMD lanes:
+/// the visible candidates (gather_visible's test and arithmetic), the k nearest by (|d|^2, id)
+/// and their FlockSums in id order into out[0 .. count), as sum_staged would give them (kp as
+/// SumFn's). A boid whose selection the keys cannot settle exactly (ties in |d|^2 at the k-th
+/// place, parallel/list_lanes_impl.hpp) gets out[b].k = -1 and must take the gather and
+/// topo_order; returns how many did. k <= kLaneMaxK, end - begin <= kLaneMaxRange.
+template <class Real>
+using LaneFn = std::uint32_t (*)(const GatherInput<Real>& in, const LaneCell<Real>& c, int k,
+                                 const KindParams<Real>& kp, FlockSums<Real>* out);
+
+/// Per-ISA tables: gathers [dims - 2][wrap mode]; orders for N = 8 and 16; sums [dims - 2];
+/// lane kernels [dims - 2][0: plain d, 1: minimum image][k < 4, 8, 16].
 template <class Real>
 struct GatherTable {
   GatherFn<Real> fn[2][3] = {};
   OrderFn<Real> order[2] = {};
   SumFn<Real> sum[2] = {};
+  LaneFn<Real> lane[2][2][3] = {};
 };
 void list_gather_scalar(GatherTable<float>& f, GatherTable<double>& d);
 void list_gather_sse42(GatherTable<float>& f, GatherTable<double>& d);
@@ -121,5 +152,11 @@ OrderFn<Real> select_order_fn(bool small);
 /// The SumFn for dispatched_isa() and a dimension.
 template <class Real>
 SumFn<Real> select_sum_fn(int dims);
+
+/// The LaneFn for dispatched_isa(), a dimension, the minimum image (true) or the plain
+/// difference, and k <= kLaneMaxK; nullptr where that instruction set's unit has none (its
+/// packs are wider than a cell's boids, parallel/list_gather_impl.hpp).
+template <class Real>
+LaneFn<Real> select_lane_fn(int dims, bool min_image, int k);
 
 }  // namespace boids::list_detail

@@ -15,6 +15,7 @@ namespace boids {
 namespace {
 
 std::atomic<std::uint64_t> own_grid_steps{0}, own_grid_fallbacks{0};
+std::atomic<std::uint64_t> lane_boids{0}, lane_unsettled{0};
 
 using list_detail::GatherBuffers;
 using list_detail::RowCopy;
@@ -98,7 +99,27 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
       return;
     }
   }
+  // The lane kernel for the cells whose stencil is one range of the row copy: the SIMD sums
+  // (no nearest tracking) and k up to kLaneMaxK; a wrapped grid's copy either holds the
+  // candidates' minimum images (WrapMode::shift: a contiguous cell's runs are unshifted) or
+  // takes the per-pair minimum image.
+  const list_detail::LaneFn<Real> lane_fn =
+      sum_fn && m.list.topo_k <= list_detail::kLaneMaxK
+          ? list_detail::select_lane_fn<Real>(D, mode == WrapMode::min_image, m.list.topo_k)
+          : nullptr;
+  // With image shifts, the lane kernel's rows are copied with every seam wrapped (as for the
+  // minimum image), so the cells whose stencil crosses a seam take the per-pair minimum image
+  // (lane_wrap_fn, and the gather's min_image flavour for the boids it hands back); the
+  // others' candidates are their own minimum images, as before.
+  const bool wrap_copy = lane_fn && mode == WrapMode::shift;
+  const list_detail::LaneFn<Real> lane_wrap_fn =
+      wrap_copy ? list_detail::select_lane_fn<Real>(D, true, m.list.topo_k) : nullptr;
+  const list_detail::GatherFn<Real> wrap_gather =
+      wrap_copy ? list_detail::select_gather_fn<Real>(D, WrapMode::min_image) : nullptr;
   ex.parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
+    std::vector<FlockSums<Real>> lane_out;
+    std::vector<std::uint8_t> direct;  // 1: the boid's sums came from the lane kernel
+    std::uint64_t n_lane = 0, n_unsettled = 0;
     GatherBuffers<Real> buf;
     std::vector<std::uint32_t> pick, ids;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id;
@@ -114,7 +135,16 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
       if (row_first == row_last) continue;
       if (topo) sums.resize(row_last - row_first);
       if (sum_fn) stage.start(row_last - row_first);
-      const bool copied = rc.build(g, mode, std::uint32_t(row), D);
+      bool staged = false, any_direct = false;
+      if (lane_fn) direct.assign(row_last - row_first, 0);
+      const bool copied = rc.build(g, wrap_copy ? WrapMode::min_image : mode, std::uint32_t(row), D,
+                                   lane_fn ? in.id.data() : nullptr, std::uint32_t(in.id.size()));
+      bool row_seam = false;
+      if (wrap_copy) {
+        const int y = int(row % std::size_t(g.n[1])), z = int(row / std::size_t(g.n[1]));
+        row_seam = y < g.reach[1] || y >= g.n[1] - g.reach[1] || z < g.reach[2] ||
+                   z >= g.n[2] - g.reach[2];
+      }
       for (int x = 0; x < g.n[0]; ++x) {
         const std::uint32_t cell = c0 + std::uint32_t(x);
         const std::uint32_t first = g.cell_start[cell], last = g.cell_start[cell + 1];
@@ -135,14 +165,40 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
           nr = cell_runs(g, cell, runs);
           for (int r = 0; r < nr; ++r) total += runs[r].end - runs[r].begin;
         }
+        // A wrapped copy's cell whose stencil crosses a seam: the per-pair minimum image.
+        const bool seam = wrap_copy && (row_seam || x < rc.rx || x >= g.n[0] - rc.rx);
+        if (lane_fn && src.slot && total <= list_detail::kLaneMaxRange) {
+          list_detail::LaneCell<Real> lc;
+          for (int c = 0; c < D; ++c) lc.cp[c] = src.p[c];
+          lc.cslot = rc.slot.data();
+          lc.id = rc.id.data();
+          lc.begin = runs[0].begin;
+          lc.end = runs[0].end;
+          lc.self0 = rc.own_at[std::size_t(x + rc.rx)];
+          lc.first = first;
+          lc.count = last - first;
+          lane_out.resize(lc.count);
+          const std::uint32_t bad =
+              (seam ? lane_wrap_fn : lane_fn)(gin, lc, m.list.topo_k, kp_seen, lane_out.data());
+          n_lane += lc.count - bad;
+          n_unsettled += bad;
+          for (std::uint32_t t = 0; t < lc.count; ++t) {
+            if (lane_out[t].k < 0) continue;
+            sums[first + t - row_first] = lane_out[t];
+            direct[first + t - row_first] = 1;
+          }
+          any_direct = true;
+          if (bad == 0) continue;
+        }
         const list_detail::GatherOut<Real> go = buf.view(D, total);
         if (pick.size() < total) {
           pick.resize(total);
           ids.resize(total);
         }
         for (std::uint32_t i = first; i < last; ++i) {
+          if (any_direct && direct[i - row_first]) continue;
           src.self = src.slot ? rc.own_at[std::size_t(x + rc.rx)] + (i - first) : i;
-          const int n = gather(gin, i, src, runs, nr, prune_k, go);
+          const int n = (seam ? wrap_gather : gather)(gin, i, src, runs, nr, prune_k, go);
           if (topo) {
             const int cnt = topo_order<Real>(in, go, n, m.list.topo_k, order_fn, pick, ids, by_id);
             const std::uint32_t rb = i - row_first;
@@ -151,6 +207,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
               continue;
             }
             stage.template put<D>(rb, cnt, pick.data(), go, in);
+            staged = true;
             continue;
           }
           list.resize(std::size_t(n));
@@ -165,7 +222,16 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
         }
       }
       if (!topo) continue;
-      if (sum_fn) sum_fn(stage.view(), row_last - row_first, m.kind[0], sums.data());
+      if (sum_fn && staged) {
+        if (!any_direct) {
+          sum_fn(stage.view(), row_last - row_first, m.kind[0], sums.data());
+        } else {  // the staged boids only: the lane kernel's sums stay
+          lane_out.resize(row_last - row_first);
+          sum_fn(stage.view(), row_last - row_first, m.kind[0], lane_out.data());
+          for (std::uint32_t t = 0; t < row_last - row_first; ++t)
+            if (!direct[t]) sums[t] = lane_out[t];
+        }
+      }
       if (fin) {
         fin(fv, row_first, row_last - row_first, sums.data());
         for (std::uint32_t j = row_first; j < row_last; ++j) {
@@ -177,6 +243,8 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
           finish_slot<Real, D>(m, ctx, in, j, sums[j - row_first], out, j);
       }
     }
+    lane_boids.fetch_add(n_lane, std::memory_order_relaxed);
+    lane_unsettled.fetch_add(n_unsettled, std::memory_order_relaxed);
   });
 }
 
@@ -184,6 +252,8 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
 
 std::uint64_t list_own_grid_steps() noexcept { return own_grid_steps.load(); }
 std::uint64_t list_own_grid_fallbacks() noexcept { return own_grid_fallbacks.load(); }
+std::uint64_t list_lane_boids() noexcept { return lane_boids.load(); }
+std::uint64_t list_lane_unsettled() noexcept { return lane_unsettled.load(); }
 
 template <class Real>
 void list_step(const ModelParams<Real>& m, const StepContext<Real>& ctx, const GridView<Real>& g,

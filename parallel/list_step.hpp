@@ -1,7 +1,9 @@
 // The grid engine's pass for kind 0's neighbour-list rules (topological neighbours, the
 // couzin profile; core/neighbour_list.hpp): every cell's boids gather their visible
 // candidates from the cell's stencil (the x-row's copy of it, or the cell's runs where the
-// stencil crosses a wrap seam; parallel/list_gather.hpp), then select, sort by id and sum;
+// stencil crosses a wrap seam; parallel/list_gather.hpp), then select, sort by id and sum
+// (for topological k <= 15 on packs of at most 4 lanes, the lane kernel does all of it for
+// a cell's boids at once, parallel/list_lanes_impl.hpp, and hands ties back to that path);
 // the topological FlockSums rows then finish in SIMD batches where finish_boid is the plain
 // one. Parallel over x-rows of cells; each boid's result depends on the state alone, so any
 // thread count gives the same bits, and the naive stepper's.
@@ -28,6 +30,12 @@ void list_step(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
 /// the tests, which must see that path run.
 std::uint64_t list_own_grid_steps() noexcept;
 std::uint64_t list_own_grid_fallbacks() noexcept;
+
+/// Boids whose topological neighbours and sums the lane kernel settled (parallel/list_gather.hpp,
+/// LaneFn), and those it handed back to the gather (ties at the k-th place), since the program
+/// started: for the tests, which must see that path run.
+std::uint64_t list_lane_boids() noexcept;
+std::uint64_t list_lane_unsettled() noexcept;
 
 extern template void list_step<float>(const ModelParams<float>&, const StepContext<float>&,
                                       const GridView<float>&, const BoidStore<float>&,

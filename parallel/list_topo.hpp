@@ -48,12 +48,14 @@ template <class Real>
 struct RowCopy {
   std::vector<Real> p;
   std::vector<std::uint32_t> slot, col_start, own_at;
+  std::vector<std::uint32_t> id;  // each element's id, when build() is given the ids
   std::size_t stride = 0;
   int rx = 0;
   bool clip_x = false;  // shift grid: only cells x in [rx, n0 - rx) are contiguous
 
   // False when the row must use the runs.
-  bool build(const GridView<Real>& g, WrapMode mode, std::uint32_t row, int dims) {
+  bool build(const GridView<Real>& g, WrapMode mode, std::uint32_t row, int dims,
+             const std::uint32_t* ids = nullptr, std::uint32_t id_end = 0) {
     const int n0 = g.n[0], n1 = g.n[1], n2 = g.n[2];
     const int y = int(row % std::uint32_t(n1)), z = int(row / std::uint32_t(n1));
     const bool wrap = g.wrap != WrapMode::none;
@@ -104,6 +106,7 @@ struct RowCopy {
       p.resize(std::size_t(dims) * stride);
       slot.resize(stride);
     }
+    if (ids && id.size() < stride) id.resize(stride);  // ids[0 .. id_end): the store's ids
     col_start.resize(std::size_t(ncol) + 1);
     own_at.resize(std::size_t(ncol));
     std::uint32_t k = 0;
@@ -125,6 +128,10 @@ struct RowCopy {
             for (int t = 0; t < 4; ++t) dst[t] = from[t];
           }
           for (std::uint32_t t = 0; t < 4; ++t) slot[k + j + t] = b + j + t;
+          if (ids) {  // the id column has no padding past its last slot: no read past it
+            const std::uint32_t w = b + j + 4 <= id_end ? 4 : id_end - (b + j);
+            for (std::uint32_t t = 0; t < w; ++t) id[k + j + t] = ids[b + j + t];
+          }
         }
         k += e - b;
       }

@@ -27,6 +27,12 @@ cases=(
   "3d-sep-large-k9|--set boids.count=3000 --set world.size=46.4 $T --set rules.topological_k=9 --set rules.separation_radius=8"
   "vicsek-k7|--scenario scenarios/vicsek.toml --set boids.count=2000 $T"
   "couzin|--scenario scenarios/couzin.toml --set boids.count=400"
+  # Radii about the k-th neighbour distance: the row pass's lane kernel (seam cells included).
+  "3d-wrap-float-k7-r4|--set boids.count=3000 --set world.size=46.4 $T --set rules.radius=4"
+  "3d-wrap-double-k12-r45-cone|--set boids.count=3000 --set world.size=46.4 --set engine.precision=double $T --set rules.topological_k=12 --set rules.radius=4.5 --set rules.view_angle=280"
+  "2d-wrap-float-k15-r6|--set world.dims=2 --set boids.count=3000 --set world.size=120 $T --set rules.topological_k=15 --set rules.radius=6"
+  "3d-reflect-k7-r4|--set boids.count=3000 --set world.size=46.4 --set world.boundary=reflect $T --set rules.radius=4"
+  "3d-open-double-k5-r4|--set boids.count=3000 --set world.size=46.4 --set world.boundary=open --set engine.precision=double $T --set rules.topological_k=5 --set rules.radius=4"
 )
 fail=0 runs=0
 for c in "${cases[@]}"; do

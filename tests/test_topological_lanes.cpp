@@ -1,0 +1,127 @@
+// The grid engine's topological lane kernel (parallel/list_lanes_impl.hpp): a cell's boids in
+// SIMD lanes, their k nearest kept in registers and summed in id order. Checked against the
+// naive stepper bit for bit, and the counters must show that the kernel really settled boids
+// (and, on a lattice full of ties, that it handed the undecidable ones back to the gather).
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "parallel/list_step.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+struct LaneCase {
+  int dims;
+  boids::Boundary b;
+  double size, radius;
+  int k;
+  double view;
+  boids::Precision prec;
+  std::uint32_t count;
+};
+
+}  // namespace
+
+TEST_CASE("topological: the lane kernel settles boids, naive = grid bit for bit",
+          "[topological][parallel]") {
+  // Radii about the k-th neighbour distance (a few boids per cell), so the row pass runs, not
+  // the pass's own grid (parallel/list_fine_grid.hpp), and every cell's boids go through the
+  // lane kernel: a wrapped box with image shifts (its seam
+  // cells on the per-pair minimum image), a wrapped box too small for shifts (minimum image
+  // everywhere), reflecting and open boxes, 2D and 3D, float and double, view cones, k from 1
+  // to the kernel's largest (15), and a k beyond it (16: the gather only).
+  using B = boids::Boundary;
+  using P = boids::Precision;
+  const LaneCase cases[] = {{3, B::wrap, 40, 3.8, 7, 360, P::f32, 3000},
+                            {3, B::wrap, 40, 3.8, 7, 360, P::f64, 3000},
+                            {3, B::wrap, 12, 2.5, 12, 300, P::f32, 400},
+                            {3, B::wrap, 10, 4, 15, 360, P::f64, 300},
+                            {3, B::reflect, 40, 3.8, 7, 270, P::f64, 3000},
+                            {3, B::open, 40, 3.8, 6, 360, P::f32, 3000},
+                            {2, B::wrap, 120, 6, 15, 360, P::f32, 3000},
+                            {2, B::reflect, 120, 4.5, 9, 200, P::f64, 3000},
+                            {2, B::open, 120, 5, 12, 360, P::f32, 3000},
+                            {3, B::wrap, 40, 3.8, 16, 360, P::f32, 3000}};
+  for (const LaneCase& cs : cases) {
+    boids::WorldDef d = boids::test::tiny_def(cs.dims, cs.size, cs.b, cs.count);
+    d.precision = cs.prec;
+    d.kinds[0].rules.radius = cs.radius;
+    d.kinds[0].rules.separation_radius = 1.5;
+    d.kinds[0].rules.view_angle = cs.view;
+    d.kinds[0].rules.neighbours = boids::NeighbourRule::topological;
+    d.kinds[0].rules.topological_k = cs.k;
+    INFO("dims " << cs.dims << " boundary " << int(cs.b) << " k " << cs.k << " double "
+                 << (cs.prec == P::f64));
+    auto hash = [&](boids::EngineKind e, int threads) {
+      boids::WorldDef x = d;
+      x.engine = e;
+      x.threads = threads;
+      boids::World w = boids::test::create_checked(x);
+      w.step(5);
+      return w.state_hash();
+    };
+    const auto naive = hash(boids::EngineKind::naive, 1);
+    for (boids::Isa isa : boids::test::testable_isas()) {
+      boids::test::MaxIsaScope cap(isa);
+      for (int threads : {1, 2}) {
+        INFO("isa " << int(isa) << " threads " << threads);
+        const std::uint64_t before = boids::list_lane_boids();
+        CHECK(hash(boids::EngineKind::grid, threads) == naive);
+        // The kernel runs where a pack has at most 4 lanes (parallel/list_gather_impl.hpp):
+        // everywhere but float on AVX2 and AVX-512, double on AVX-512.
+        const bool wide =
+            isa == boids::Isa::avx512 || (isa == boids::Isa::avx2 && cs.prec == P::f32);
+        if (cs.k <= 15 && !wide)  // the kernel ran: 5 steps of about every boid
+          CHECK(boids::list_lane_boids() - before > 4u * cs.count);
+        else
+          CHECK(boids::list_lane_boids() == before);
+      }
+    }
+  }
+}
+
+TEST_CASE("topological: the lane kernel hands ties back to the gather, naive = grid",
+          "[topological][parallel]") {
+  // A 20 x 20 lattice, one unit apart, in a wrapped box of 20, radius 2.2: 4 neighbours at 1,
+  // 4 at sqrt(2), 4 at 2, so with k = 7 the 7th place is a tie that only the id settles. The
+  // lane kernel cannot see ids in its keys: it must hand these boids back (the counter) and
+  // the result must still be the naive stepper's. k = 8 (no tie) it settles itself.
+  for (int k : {7, 8}) {
+    boids::WorldDef d = boids::test::tiny_def(2, 20, boids::Boundary::wrap, 400);
+    d.kinds[0].rules.radius = 2.2;
+    d.kinds[0].rules.separation_radius = 1.2;
+    d.kinds[0].rules.neighbours = boids::NeighbourRule::topological;
+    d.kinds[0].rules.topological_k = k;
+    std::vector<double> pos, vel;
+    for (int i = 0; i < 400; ++i) {
+      pos.insert(pos.end(), {double(i % 20) + 0.5, double(i / 20) + 0.5});
+      vel.insert(vel.end(), {std::cos(i * 0.7), std::sin(i * 0.7)});
+    }
+    const boids::State s0 = boids::test::make_state(2, pos, vel);
+    INFO("k " << k);
+    auto hash = [&](boids::EngineKind e, int threads) {
+      boids::WorldDef x = d;
+      x.engine = e;
+      x.threads = threads;
+      boids::World w = boids::test::create_checked(x);
+      w.set_state(s0);
+      w.step(1);
+      return w.state_hash();
+    };
+    const auto naive = hash(boids::EngineKind::naive, 1);
+    for (boids::Isa isa : {boids::Isa::scalar, boids::Isa::sse42}) {  // (float: <= 4 lanes)
+      boids::test::MaxIsaScope cap(isa);
+      const std::uint64_t settled = boids::list_lane_boids();
+      const std::uint64_t back = boids::list_lane_unsettled();
+      CHECK(hash(boids::EngineKind::grid, 2) == naive);
+      if (k == 7) {
+        CHECK(boids::list_lane_unsettled() - back == 400u);
+      } else {
+        CHECK(boids::list_lane_unsettled() == back);
+        CHECK(boids::list_lane_boids() - settled == 400u);
+      }
+    }
+  }
+}
