@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "core/simd_packs.hpp"
+#include "parallel/metrics_moments.hpp"
 #include "parallel/metrics_pairs.hpp"
 #include "parallel/metrics_turn.hpp"
 
@@ -277,13 +278,26 @@ class PairPass {
     if constexpr (Shifted) {
       for (int c = 0; c < D; ++c) sh[c] = P::splat(run.sh[c]);
     }
+    // Locals the compiler keeps in registers (through the references they would be reloaded
+    // every candidate); link() changes f, so `common` is re-read after it.
     const Real* px = in_.p[0];
     const Real* py = in_.p[1];
     const Real* pz = in_.p[2];
+    std::atomic<std::uint32_t>* const parent = in_.parent;
+    B fp[3], fv[3];
+    for (int c = 0; c < D; ++c) {
+      fp[c] = f.p[c];
+      if constexpr (Cone) fv[c] = f.v[c];
+    }
+    const B r2 = f.r2;
+    B best = a.best;
+    typename Counter::C cnt = a.cnt;
+    std::uint32_t common = f.common;
+    const std::uint64_t valid = f.valid;
     for (std::uint32_t j = b; j < e; ++j) {
       B d[3];
       for (int c = 0; c < D; ++c) {
-        B x = P::splat((c == 0 ? px : c == 1 ? py : pz)[j]) - f.p[c];
+        B x = P::splat((c == 0 ? px : c == 1 ? py : pz)[j]) - fp[c];
         if constexpr (Shifted) x = x + sh[c];
         if constexpr (Wrap == PairWrap::min_image) x = wrapd(x);
         d[c] = x;
@@ -294,26 +308,30 @@ class PairPass {
         const int k = int(j - f.g0);
         d2 = P::select(P::lane_lt(k), d2, P::select(P::lane_lt(k + 1), inf, d2));
       }
-      a.best = P::min(a.best, d2);
-      const M inside = d2 < f.r2;
+      best = P::min(best, d2);
+      const M inside = d2 < r2;
       M seen = inside;
       if constexpr (Cone) {
-        B dot = d[0] * f.v[0];  // the model's view test (core/model.hpp), lane by lane
-        for (int c = 1; c < D; ++c) dot = dot + d[c] * f.v[c];
+        B dot = d[0] * fv[0];  // the model's view test (core/model.hpp), lane by lane
+        for (int c = 1; c < D; ++c) dot = dot + d[c] * fv[c];
         seen = P::and_(inside, (dot >= (P::sqrt(d2) * f.vlen) * f.cosv) || f.nocone);
       }
-      a.cnt = Counter::add(a.cnt, seen);
+      cnt = Counter::add(cnt, seen);
       if constexpr (L != Links::none) {
-        std::uint64_t bits = P::bits(inside) & f.valid;
+        std::uint64_t bits = P::bits(inside) & valid;
         if constexpr (L == Links::own) bits &= (std::uint64_t(1) << (j - f.g0)) - 1;  // lanes < j
         // None when j hangs directly under the lanes' shared ancestor; masked, not branched
         // (whether some lane is within reach is a coin toss, this test rarely fails).
-        const std::uint32_t pj = in_.parent[j].load(std::memory_order_relaxed);
-        bits &= std::uint64_t(0) - std::uint64_t(pj != f.common);
-        if (bits) [[unlikely]]
+        const std::uint32_t pj = parent[j].load(std::memory_order_relaxed);
+        bits &= std::uint64_t(0) - std::uint64_t(pj != common);
+        if (bits) [[unlikely]] {
           link(bits, j, f);
+          common = f.common;
+        }
       }
     }
+    a.best = best;
+    a.cnt = cnt;
   }
 
   B wrapd(B x) const {
@@ -457,6 +475,7 @@ void fill_pair_table(PairTable<Real>& t) {
   t.fn[1][2][0] = &pair_entry<P, Real, 3, PairWrap::min_image, false>;
   t.fn[1][2][1] = &pair_entry<P, Real, 3, PairWrap::min_image, true>;
   t.turn = &turn_many<Pk<double>, Real>;
+  fill_moment_table<Pk<double>, Real>(t);
 }
 
 }  // namespace
