@@ -27,8 +27,9 @@ enum class PairWrap : std::uint8_t {
   min_image,  ///< wrap with fewer cells: the per-pair minimum image
 };
 
-/// Positions and velocities arrays must be readable this many elements past the last boid.
-inline constexpr std::size_t kPairPad = 16;
+/// Positions and velocities arrays must be readable this many elements past the last boid
+/// (a focal group loads two registers of up to 16 lanes).
+inline constexpr std::size_t kPairPad = 32;
 
 /// What the pair pass reads: plain data, so the per-ISA units share no inline code.
 template <class Real>

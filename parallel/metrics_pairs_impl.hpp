@@ -116,19 +116,24 @@ class PairPass {
   // Candidates between two flushes of the lane counts (they hold 2^31).
   static constexpr std::uint32_t kFlush = std::uint32_t(1) << 30;
 
+  // A focal group: up to R * W boids of one cell, R registers of W lanes (lane l of register
+  // r holds boid g0 + r * W + l). R = 2 for a cell of more than W boids: each candidate is
+  // then broadcast once for both registers instead of once per group of W.
+  template <int R>
   struct Group {
-    B p[3], v[3], vlen, r2, cosv;
-    M nocone;                      // lanes whose boid is at rest: no view cone
-    std::uint32_t g0 = 0, nv = 0;  // cell-order indices g0 .. g0 + nv - 1 in lanes 0 .. nv - 1
-    std::uint64_t valid = 0;       // bits of the lanes holding a boid
-    std::uint32_t root[W] = {};    // an ancestor of each lane's boid in the union-find
-    std::uint32_t common = kNone;  // the ancestor all lanes share, or kNone
+    B p[3][R], v[3][R], vlen[R], r2, cosv;
+    M nocone[R];                     // lanes whose boid is at rest: no view cone
+    std::uint32_t g0 = 0, nv = 0;    // cell-order indices g0 .. g0 + nv - 1 in lanes 0 .. nv - 1
+    std::uint64_t valid = 0;         // bits of the lanes holding a boid
+    std::uint32_t root[R * W] = {};  // an ancestor of each lane's boid in the union-find
+    std::uint32_t common = kNone;    // the ancestor all lanes share, or kNone
   };
+  template <int R>
   struct Acc {
-    B best;
-    typename Counter::C cnt;
+    B best[R];
+    typename Counter::C cnt[R];
     std::uint32_t pending = 0;  // candidates counted in cnt since the last flush
-    std::uint64_t count[W] = {};
+    std::uint64_t count[R * W] = {};
   };
   enum class Links { none, all, own };
 
@@ -143,42 +148,56 @@ class PairPass {
       decode(cell, cc);
       const int nruns = near_runs(cc, runs);
       const std::size_t cend = std::min<std::size_t>(e, in_.start[cell + 1]);
-      for (std::size_t g0 = ii; g0 < cend; g0 += std::size_t(W)) {
-        group(std::uint32_t(g0), std::uint32_t(std::min<std::size_t>(W, cend - g0)), runs, nruns,
-              cc, out);
+      for (std::size_t g0 = ii; g0 < cend;) {
+        const std::size_t left = cend - g0;
+        if (left > std::size_t(W)) {
+          const std::size_t nv = std::min<std::size_t>(2 * W, left);
+          group<2>(std::uint32_t(g0), std::uint32_t(nv), runs, nruns, cc, out);
+          g0 += nv;
+        } else {
+          group<1>(std::uint32_t(g0), std::uint32_t(left), runs, nruns, cc, out);
+          g0 += left;
+        }
       }
       ii = cend;
     }
   }
 
  private:
+  template <int R>
   void group(std::uint32_t g0, std::uint32_t nv, const PairRun<Real>* runs, int nruns,
              const int* cc, PairSums& out) const {
     const Real inf = std::numeric_limits<Real>::infinity();
-    Group f;
+    Group<R> f;
     f.g0 = g0;
     f.nv = nv;
     f.valid = nv >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << nv) - 1;
-    const M live = P::lane_lt(int(nv));
-    for (int c = 0; c < D; ++c) f.p[c] = P::select(live, P::loadu(in_.p[c] + g0), P::splat(inf));
+    for (int r = 0; r < R; ++r) {
+      const std::uint32_t o = g0 + std::uint32_t(r * W);
+      const M live = P::lane_lt(int(nv) - r * W);
+      for (int c = 0; c < D; ++c)
+        f.p[c][r] = P::select(live, P::loadu(in_.p[c] + o), P::splat(inf));
+      if constexpr (Cone) {  // the velocities are read (and sorted) only for the view test
+        f.v[0][r] = P::loadu(in_.v[0] + o);
+        B v2 = f.v[0][r] * f.v[0][r];
+        for (int c = 1; c < D; ++c) {
+          f.v[c][r] = P::loadu(in_.v[c] + o);
+          v2 = v2 + f.v[c][r] * f.v[c][r];
+        }
+        f.vlen[r] = P::sqrt(v2);
+        f.nocone[r] = !(f.vlen[r] > P::splat(Real(0)));
+      }
+    }
     f.r2 = P::splat(in_.radius2);
     f.cosv = P::splat(in_.cos_half_view);
-    if constexpr (Cone) {  // the velocities are read (and sorted) only for the view test
-      f.v[0] = P::loadu(in_.v[0] + g0);
-      B v2 = f.v[0] * f.v[0];
-      for (int c = 1; c < D; ++c) {
-        f.v[c] = P::loadu(in_.v[c] + g0);
-        v2 = v2 + f.v[c] * f.v[c];
-      }
-      f.vlen = P::sqrt(v2);
-      f.nocone = !(f.vlen > P::splat(Real(0)));
-    }
     refresh_roots(f);
-    Acc a;
-    a.best = P::splat(inf);
-    a.cnt = Counter::zero();
-    for (int r = 0; r < nruns; ++r) {
-      const PairRun<Real>& run = runs[r];
+    Acc<R> a;
+    for (int r = 0; r < R; ++r) {
+      a.best[r] = P::splat(inf);
+      a.cnt[r] = Counter::zero();
+    }
+    for (int k = 0; k < nruns; ++k) {
+      const PairRun<Real>& run = runs[k];
       const std::uint32_t g1 = g0 + nv;
       // Before the group in cell order: no links (the earlier boid links); the group itself:
       // its own pairs (lane i links j > i) and no self-pair; after it: links.
@@ -190,8 +209,8 @@ class PairPass {
       if (b3 < run.e) scan_run<Links::all>(run, b3, run.e, f, a);
     }
     flush(a);
-    alignas(64) Real best[W];
-    store_lanes(a.best, best);
+    alignas(64) Real best[R * W];
+    for (int r = 0; r < R; ++r) store_lanes(a.best[r], best + r * W);
     for (std::uint32_t l = 0; l < nv; ++l) {
       const std::uint32_t i = g0 + l;
       Real pi[3] = {0, 0, 0};
@@ -214,7 +233,8 @@ class PairPass {
   }
 
   // An ancestor of each lane's boid (its root now) and whether they share one.
-  void refresh_roots(Group& f) const {
+  template <int R>
+  void refresh_roots(Group<R>& f) const {
     f.common = kNone;
     for (std::uint32_t l = 0; l < f.nv; ++l) f.root[l] = pair_root(in_.parent, f.g0 + l);
     f.common = f.root[0];
@@ -223,7 +243,8 @@ class PairPass {
 
   // Links (i, j) for the lanes in `need`: only those whose sets differ are united. Each
   // lane's ancestor is then moved up to its root, so later candidates take the short path.
-  void link(std::uint64_t need, std::uint32_t j, Group& f) const {
+  template <int R>
+  void link(std::uint64_t need, std::uint32_t j, Group<R>& f) const {
     // Most often j is still a root above the lanes' shared ancestor (nobody before linked
     // it): hang it there directly. parent[x] <= x holds, and every lane is j's set now.
     std::uint32_t expected = j;
@@ -248,15 +269,18 @@ class PairPass {
       x.store_aligned(out);
   }
 
-  void flush(Acc& a) const {
-    Counter::drain(a.cnt, a.count);
-    a.cnt = Counter::zero();
+  template <int R>
+  void flush(Acc<R>& a) const {
+    for (int r = 0; r < R; ++r) {
+      Counter::drain(a.cnt[r], a.count + r * W);
+      a.cnt[r] = Counter::zero();
+    }
     a.pending = 0;
   }
 
-  template <Links L>
-  void scan_run(const PairRun<Real>& run, std::uint32_t b, std::uint32_t e, Group& f,
-                Acc& a) const {
+  template <Links L, int R>
+  void scan_run(const PairRun<Real>& run, std::uint32_t b, std::uint32_t e, Group<R>& f,
+                Acc<R>& a) const {
     for (std::uint32_t q = b; q < e;) {
       const std::uint32_t take = std::min(e - q, kFlush);
       if (a.pending + take > kFlush) flush(a);
@@ -271,8 +295,9 @@ class PairPass {
     }
   }
 
-  template <Links L, bool Shifted>
-  void scan(const PairRun<Real>& run, std::uint32_t b, std::uint32_t e, Group& f, Acc& a) const {
+  template <Links L, bool Shifted, int R>
+  void scan(const PairRun<Real>& run, std::uint32_t b, std::uint32_t e, Group<R>& f,
+            Acc<R>& a) const {
     const B inf = P::splat(std::numeric_limits<Real>::infinity());
     [[maybe_unused]] B sh[3];
     if constexpr (Shifted) {
@@ -284,41 +309,46 @@ class PairPass {
     const Real* py = in_.p[1];
     const Real* pz = in_.p[2];
     std::atomic<std::uint32_t>* const parent = in_.parent;
-    B fp[3], fv[3];
-    for (int c = 0; c < D; ++c) {
-      fp[c] = f.p[c];
-      if constexpr (Cone) fv[c] = f.v[c];
-    }
     const B r2 = f.r2;
-    B best = a.best;
-    typename Counter::C cnt = a.cnt;
+    B best[R];
+    typename Counter::C cnt[R];
+    for (int r = 0; r < R; ++r) {
+      best[r] = a.best[r];
+      cnt[r] = a.cnt[r];
+    }
     std::uint32_t common = f.common;
     const std::uint64_t valid = f.valid;
     for (std::uint32_t j = b; j < e; ++j) {
-      B d[3];
-      for (int c = 0; c < D; ++c) {
-        B x = P::splat((c == 0 ? px : c == 1 ? py : pz)[j]) - fp[c];
-        if constexpr (Shifted) x = x + sh[c];
-        if constexpr (Wrap == PairWrap::min_image) x = wrapd(x);
-        d[c] = x;
+      B q[3];
+      for (int c = 0; c < D; ++c) q[c] = P::splat((c == 0 ? px : c == 1 ? py : pz)[j]);
+      std::uint64_t within = 0;
+      for (int r = 0; r < R; ++r) {
+        B d[3];
+        for (int c = 0; c < D; ++c) {
+          B x = q[c] - f.p[c][r];
+          if constexpr (Shifted) x = x + sh[c];
+          if constexpr (Wrap == PairWrap::min_image) x = wrapd(x);
+          d[c] = x;
+        }
+        B d2 = d[0] * d[0];
+        for (int c = 1; c < D; ++c) d2 = d2 + d[c] * d[c];
+        if constexpr (L == Links::own) {  // lane j - g0 - r * W of register r holds j itself
+          const int k = int(j - f.g0) - r * W;
+          d2 = P::select(P::lane_lt(k), d2, P::select(P::lane_lt(k + 1), inf, d2));
+        }
+        best[r] = P::min(best[r], d2);
+        const M inside = d2 < r2;
+        M seen = inside;
+        if constexpr (Cone) {
+          B dot = d[0] * f.v[0][r];  // the model's view test (core/model.hpp), lane by lane
+          for (int c = 1; c < D; ++c) dot = dot + d[c] * f.v[c][r];
+          seen = P::and_(inside, (dot >= (P::sqrt(d2) * f.vlen[r]) * f.cosv) || f.nocone[r]);
+        }
+        cnt[r] = Counter::add(cnt[r], seen);
+        if constexpr (L != Links::none) within |= P::bits(inside) << (r * W);
       }
-      B d2 = d[0] * d[0];
-      for (int c = 1; c < D; ++c) d2 = d2 + d[c] * d[c];
-      if constexpr (L == Links::own) {  // lane j - g0 holds j itself
-        const int k = int(j - f.g0);
-        d2 = P::select(P::lane_lt(k), d2, P::select(P::lane_lt(k + 1), inf, d2));
-      }
-      best = P::min(best, d2);
-      const M inside = d2 < r2;
-      M seen = inside;
-      if constexpr (Cone) {
-        B dot = d[0] * fv[0];  // the model's view test (core/model.hpp), lane by lane
-        for (int c = 1; c < D; ++c) dot = dot + d[c] * fv[c];
-        seen = P::and_(inside, (dot >= (P::sqrt(d2) * f.vlen) * f.cosv) || f.nocone);
-      }
-      cnt = Counter::add(cnt, seen);
       if constexpr (L != Links::none) {
-        std::uint64_t bits = P::bits(inside) & valid;
+        std::uint64_t bits = within & valid;
         if constexpr (L == Links::own) bits &= (std::uint64_t(1) << (j - f.g0)) - 1;  // lanes < j
         // None when j hangs directly under the lanes' shared ancestor; masked, not branched
         // (whether some lane is within reach is a coin toss, this test rarely fails).
@@ -330,8 +360,10 @@ class PairPass {
         }
       }
     }
-    a.best = best;
-    a.cnt = cnt;
+    for (int r = 0; r < R; ++r) {
+      a.best[r] = best[r];
+      a.cnt[r] = cnt[r];
+    }
   }
 
   B wrapd(B x) const {
