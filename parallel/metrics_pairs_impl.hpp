@@ -1,13 +1,14 @@
 // The metrics pair pass (parallel/metrics_pairs.hpp) over a pack P: P::B is Real or an xsimd
 // batch of W lanes, P::M its mask. Included by metrics_pairs_<isa>.cpp only.
 //
-// The boids of one cell of the metrics' cell list (cells of edge >= the radius) are taken W at
-// a time as a focal group, one boid per lane. Their candidates are the boids of the 3^D cells
-// around the cell, as contiguous runs of cell order (one per x-row of the stencil, split at the
-// wrap seam); each candidate j is broadcast to all lanes and gives W squared distances |d|^2
-// with the model's arithmetic (d = p_j - p_i, plus the run's image shift or per-pair minimum
-// image; |d|^2 summed in component order). So there are no partial batches and no branch per
-// pair, and a cell's stencil is read once per group instead of once per boid. Per lane:
+// The boids of one cell of the metrics' cell list (cells of edge >= the radius) are taken as a
+// focal group, one boid per lane: one register of W lanes for a cell of at most W boids, two
+// registers (2W lanes, each candidate broadcast once for both) for more. Their candidates are the
+// boids of the 3^D cells around the cell, as contiguous runs of cell order (one per x-row of the
+// stencil, split at the wrap seam); each candidate j is broadcast to all lanes and gives W squared
+// distances |d|^2 with the model's arithmetic (d = p_j - p_i, plus the run's image shift or
+// per-pair minimum image; |d|^2 summed in component order). So there are no partial batches and no
+// branch per pair, and a cell's stencil is read once per group instead of once per boid. Per lane:
 //   nearest   : a lane-wise minimum of |d|^2 (exact in any order); a lane's own boid gives +inf;
 //   neighbours: a lane-wise count of |d|^2 < r^2 (and the model's view test, with the lane's
 //               velocity), in integer lanes (a mask is -1) flushed long before they overflow;
