@@ -1,18 +1,19 @@
 // Flock metrics (include/boids/metrics.hpp, docs/metrics.md).
 //
-// Design. The boids of the chosen kind are copied straight from the engine's store, in its
-// own slot order (sequential reads; no id-order copy of the world). Every sum is taken in
-// 128-bit fixed point (FixedSum, parallel/metrics_pairs.hpp): integer additions, exact in any
-// order, so no result depends on the slot order, the engine, the thread count or how the
-// executor splits a loop. Three passes over blocks of kBlock boids follow:
+// Design. The boids of the chosen kind are counted per block of the engine's store (and boxed,
+// without wrap), given the cell of a private cell list (cubic cells of edge >= the radius) and
+// counting-sorted straight from the store into that cell order (sequential reads; no id-order
+// copy of the world). Every sum is taken in 128-bit fixed point (FixedSum,
+// parallel/metrics_pairs.hpp): integer additions, exact in any order, so no result depends on
+// the slot order, the engine, the thread count or how the executor splits a loop. Three passes
+// over blocks of kBlock boids of cell order follow, each compiled per instruction set:
 //   A. speeds, unit velocities and the centre sums (circular under `wrap`, with a
-//      table-and-series sine and cosine: a fixed sequence of correctly rounded operations);
-//   B. the angular momentum sum r_hat x v_hat about that centre;
-//   C. cell order: a private cell list (cells of edge >= the radius, boids counting-sorted by
-//      cell) and the pair pass (parallel/metrics_pairs.hpp, compiled per instruction set):
-//      every boid's neighbour count (radius, view cone, with the model's own arithmetic in the
-//      world's precision), its nearest same-kind neighbour and the cluster links fed to a
-//      lock-free union-find.
+//      table-and-series sine and cosine: a fixed sequence of correctly rounded operations),
+//      W lanes at a time with exact integer-valued lane sums (parallel/metrics_moments.hpp);
+//   B. the angular momentum sum r_hat x v_hat about that centre, likewise;
+//   C. the pair pass (parallel/metrics_pairs.hpp): every boid's neighbour count (radius, view
+//      cone, with the model's own arithmetic in the world's precision), its nearest same-kind
+//      neighbour and the cluster links fed to a lock-free union-find.
 // The union-find links the larger root under the smaller with a compare-and-swap; whatever
 // order the links arrive in, the final partition is the connected components of the link
 // graph, which is unique, so the cluster count and the largest size are exact and
@@ -60,98 +61,112 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
   if (!engine) throw Error("metrics: the world's precision does not match its engine");
   const BoidStore<Real>& store = engine->slots();
   const std::size_t total = store.n;
-  // Gather the kind's boids in the store's own slot order (sequential reads; every sum below
-  // is exact in fixed point, so the order cannot change a bit): count per block, then copy.
+  // The kind's boids are counted (and their bounding box taken, without wrap) per block of the
+  // store's slots, then sorted straight from the store into the metrics' cell order (a stable
+  // counting sort, sequential reads). Every sum below is exact in fixed point, so no order
+  // can change a bit.
+  const bool wrap = def.boundary == Boundary::wrap;
   const std::size_t gblocks = (total + kBlock - 1) / kBlock;
   s.offset.assign(gblocks + 1, 0);
+  s.part.assign(gblocks, Partial{});
   ex.parallel_for(gblocks, 1, [&](std::size_t b0, std::size_t b1) {
     for (std::size_t b = b0; b < b1; ++b) {
       std::uint32_t k = 0;
-      for (std::size_t r = b * kBlock; r < std::min(total, (b + 1) * kBlock); ++r)
-        k += store.kind[r] == kind;
+      Partial& q = s.part[b];
+      for (std::size_t r = b * kBlock; r < std::min(total, (b + 1) * kBlock); ++r) {
+        if (store.kind[r] != kind) continue;
+        ++k;
+        for (int c = 0; c < D && !wrap; ++c) {
+          q.lo[c] = std::min(q.lo[c], double(store.p[c][r]));
+          q.hi[c] = std::max(q.hi[c], double(store.p[c][r]));
+        }
+      }
       s.offset[b + 1] = k;
     }
   });
-  for (std::size_t b = 0; b < gblocks; ++b) s.offset[b + 1] += s.offset[b];
-  const std::size_t n = s.offset[gblocks];
-  for (int c = 0; c < D; ++c) {
-    s.p[c].resize(n);
-    s.v[c].resize(n);
-    s.sp[c].resize(n + kPairPad);
-    s.sv[c].resize(n + kPairPad);
-  }
-  ex.parallel_for(gblocks, 1, [&](std::size_t b0, std::size_t b1) {
-    for (std::size_t b = b0; b < b1; ++b) {
-      std::size_t o = s.offset[b];
-      for (std::size_t slot = b * kBlock; slot < std::min(total, (b + 1) * kBlock); ++slot) {
-        if (store.kind[slot] != kind) continue;
-        for (int c = 0; c < D; ++c) {
-          s.p[c][o] = store.p[c][slot];
-          s.v[c][o] = store.v[c][slot];
-        }
-        ++o;
-      }
+  std::size_t n = 0;
+  double lo[3] = {kInf, kInf, kInf}, hi[3] = {-kInf, -kInf, -kInf};
+  for (std::size_t b = 0; b < gblocks; ++b) {
+    n += s.offset[b + 1];
+    for (int c = 0; c < 3; ++c) {
+      lo[c] = std::min(lo[c], s.part[b].lo[c]);
+      hi[c] = std::max(hi[c], s.part[b].hi[c]);
     }
-  });
+  }
+  for (int c = D; c < 3; ++c) lo[c] = hi[c] = 0;
   FlockMetrics m;
   m.count = n;
   if (n == 0) return m;
-  const bool wrap = def.boundary == Boundary::wrap;
+  const ModelParams<Real> mp = ModelParams<Real>::from_def(def);
+  const Grid g = make_grid(def, def.kinds[kind].rules.radius, n, lo, hi);
+  const std::size_t ncells = g.cells();
+  constexpr std::uint32_t kOther = std::numeric_limits<std::uint32_t>::max();  // another kind
+  s.cell.resize(total);
+  ex.parallel_for(gblocks, 1, [&](std::size_t b0, std::size_t b1) {
+    for (std::size_t r = b0 * kBlock; r < std::min(total, b1 * kBlock); ++r) {
+      int cc[3] = {0, 0, 0};
+      for (int c = 0; c < D; ++c) cc[c] = g.coord(double(store.p[c][r]), c);
+      const std::uint32_t cell = std::uint32_t(
+          (std::size_t(cc[2]) * std::size_t(g.n[1]) + std::size_t(cc[1])) * std::size_t(g.n[0]) +
+          std::size_t(cc[0]));
+      s.cell[r] = store.kind[r] == kind ? cell : kOther;
+    }
+  });
+  s.start.assign(ncells + 1, 0);
+  for (std::size_t r = 0; r < total; ++r) {
+    if (s.cell[r] != kOther) s.start[s.cell[r] + 1] += 1;
+  }
+  for (std::size_t c = 0; c < ncells; ++c) s.start[c + 1] += s.start[c];
+  const KindParams<Real>& kp = mp.kind[kind];
+  const bool velocities = !kp.full_view;  // only the pair pass's view test reads them
+  for (int c = 0; c < D; ++c) {
+    s.sp[c].resize(n + kPairPad);
+    s.sv[c].resize(velocities ? n + kPairPad : 0);
+  }
+  s.sorted_cell.resize(n);
+  {
+    std::vector<std::uint32_t>& fill = s.size;  // reused as the scatter cursor
+    fill.assign(s.start.begin(), s.start.end() - 1);
+    for (std::size_t r = 0; r < total; ++r) {
+      const std::uint32_t cell = s.cell[r];
+      if (cell == kOther) continue;
+      const std::uint32_t to = fill[cell]++;
+      s.sorted_cell[to] = cell;
+      for (int c = 0; c < D; ++c) s.sp[c][to] = store.p[c][r];
+      if (!velocities) continue;
+      for (int c = 0; c < D; ++c) s.sv[c][to] = store.v[c][r];
+    }
+  }
   const std::size_t nblocks = (n + kBlock - 1) / kBlock;
-  s.part.assign(nblocks, Partial{});
   auto blocks = [&](auto&& body) {
     ex.parallel_for(nblocks, 1, [&](std::size_t b0, std::size_t b1) {
       for (std::size_t b = b0; b < b1; ++b) body(b, b * kBlock, std::min(n, (b + 1) * kBlock));
     });
   };
-  // Pass A.
+  // Pass A (parallel/metrics_moments.hpp, W lanes at a time), over the store's slots: the sums
+  // need no order.
   static const TurnTable table;
-  const TurnFn<Real> turn = select_turn_fn<Real>();
-  blocks([&](std::size_t b, std::size_t i0, std::size_t i1) {
-    Partial& q = s.part[b];
-    for (int c = 0; c < D && !wrap; ++c) {
-      const auto [mn, mx] = std::minmax_element(s.p[c].begin() + std::ptrdiff_t(i0),
-                                                s.p[c].begin() + std::ptrdiff_t(i1));
-      q.lo[c] = double(*mn);
-      q.hi[c] = double(*mx);
-    }
-    // The sines and cosines of a chunk of boids first, W lanes at a time (turn_many).
-    constexpr std::size_t kChunk = 256;
-    double sn[3][kChunk], cs[3][kChunk];
-    for (std::size_t i = i0; i < i1; ++i) {
-      const std::size_t l = (i - i0) % kChunk;
-      if (wrap && l == 0) {
-        for (int c = 0; c < D; ++c) {
-          turn(s.p[c].data() + i, std::min(kChunk, i1 - i), def.size, table.sin, table.cos, sn[c],
-               cs[c]);
-        }
-      }
-      double v[3] = {0, 0, 0}, s2 = 0;
-      for (int c = 0; c < D; ++c) {
-        v[c] = double(s.v[c][i]);
-        s2 += v[c] * v[c];
-      }
-      const double sp = std::sqrt(s2);
-      q.speed += fixed_value(sp);
-      if (!(sp > 0)) continue;
-      q.moving += 1;
-      for (int c = 0; c < D; ++c) {
-        q.vhat[c] += fixed_unit(v[c] / sp);
-        if (wrap) {
-          q.centre_a[c] += fixed_unit(sn[c][l]);
-          q.centre_b[c] += fixed_unit(cs[c][l]);
-        } else {
-          q.centre_a[c] += fixed_value(double(s.p[c][i]));
-        }
-      }
-    }
-  });
+  MomentInput<Real> mi;
+  for (int c = 0; c < D; ++c) {
+    mi.p[c] = store.p[c].data();
+    mi.v[c] = store.v[c].data();
+  }
+  mi.kind_of = store.kind.data();
+  mi.kind = kind;
+  mi.size = def.size;
+  mi.ts = table.sin;
+  mi.tc = table.cos;
+  const MomentFn<Real> pass_a = select_moment_fn<Real>(false, D, wrap);
+  auto slot_blocks = [&](auto&& body) {
+    ex.parallel_for(gblocks, 1, [&](std::size_t b0, std::size_t b1) {
+      for (std::size_t b = b0; b < b1; ++b) body(b, b * kBlock, std::min(total, (b + 1) * kBlock));
+    });
+  };
+  s.part.assign(gblocks, Partial{});
+  slot_blocks(
+      [&](std::size_t b, std::size_t i0, std::size_t i1) { pass_a(mi, i0, i1, s.part[b]); });
   Partial t;
   for (const Partial& q : s.part) {
-    for (int c = 0; c < 3; ++c) {
-      t.lo[c] = std::min(t.lo[c], q.lo[c]);
-      t.hi[c] = std::max(t.hi[c], q.hi[c]);
-    }
     t.speed += q.speed;
     t.moving += q.moving;
     for (int c = 0; c < 3; ++c) {
@@ -160,7 +175,6 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
       t.centre_b[c] += q.centre_b[c];
     }
   }
-  for (int c = D; c < 3; ++c) t.lo[c] = t.hi[c] = 0;
   m.moving = t.moving;
   m.mean_speed = double(t.speed) / kValueScale / double(n);
   double centre[3] = {0, 0, 0};
@@ -180,29 +194,10 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
     }
     m.polarization = std::min(1.0, std::sqrt(pol2) / double(t.moving));
     // Pass B.
-    blocks([&](std::size_t b, std::size_t i0, std::size_t i1) {
-      Partial& q = s.part[b];
-      for (std::size_t i = i0; i < i1; ++i) {
-        double v[3] = {0, 0, 0}, r[3] = {0, 0, 0}, v2 = 0, r2 = 0;
-        for (int c = 0; c < D; ++c) {
-          v[c] = double(s.v[c][i]);
-          v2 += v[c] * v[c];
-          r[c] = double(s.p[c][i]) - centre[c];
-          if (wrap) {  // r - L*nearbyint(r/L) for |r/L| < 1, without a libm call
-            const double turns = r[c] / def.size;
-            r[c] -= def.size * double(int(turns > 0.5) - int(turns < -0.5));
-          }
-          r2 += r[c] * r[c];
-        }
-        if (!(v2 > 0) || !(r2 > 0)) continue;
-        const double inv = 1.0 / (std::sqrt(v2) * std::sqrt(r2));
-        q.mom[2] += fixed_unit((r[0] * v[1] - r[1] * v[0]) * inv);
-        if (D == 3) {
-          q.mom[0] += fixed_unit((r[1] * v[2] - r[2] * v[1]) * inv);
-          q.mom[1] += fixed_unit((r[2] * v[0] - r[0] * v[2]) * inv);
-        }
-      }
-    });
+    for (int c = 0; c < 3; ++c) mi.centre[c] = centre[c];
+    const MomentFn<Real> pass_b = select_moment_fn<Real>(true, D, wrap);
+    slot_blocks(
+        [&](std::size_t b, std::size_t i0, std::size_t i1) { pass_b(mi, i0, i1, s.part[b]); });
     FixedSum momf[3] = {0, 0, 0};
     for (const Partial& q : s.part) {
       for (int c = 0; c < 3; ++c) momf[c] += q.mom[c];
@@ -212,37 +207,7 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
     m.milling = std::min(
         1.0, std::sqrt(mom[0] * mom[0] + mom[1] * mom[1] + mom[2] * mom[2]) / double(t.moving));
   }
-  // Pass C: the cell list.
-  const ModelParams<Real> mp = ModelParams<Real>::from_def(def);
-  const Grid g = make_grid(def, def.kinds[kind].rules.radius, n, t.lo, t.hi);
-  const std::size_t ncells = g.cells();
-  s.cell.resize(n);
-  s.sorted_cell.resize(n);
-  s.start.assign(ncells + 1, 0);
-  blocks([&](std::size_t, std::size_t i0, std::size_t i1) {
-    for (std::size_t i = i0; i < i1; ++i) {
-      int cc[3] = {0, 0, 0};
-      for (int c = 0; c < D; ++c) cc[c] = g.coord(double(s.p[c][i]), c);
-      s.cell[i] = std::uint32_t((std::size_t(cc[2]) * std::size_t(g.n[1]) + std::size_t(cc[1])) *
-                                    std::size_t(g.n[0]) +
-                                std::size_t(cc[0]));
-    }
-  });
-  for (std::size_t i = 0; i < n; ++i) s.start[s.cell[i] + 1] += 1;
-  for (std::size_t c = 0; c < ncells; ++c) s.start[c + 1] += s.start[c];
-  const KindParams<Real>& kp = mp.kind[kind];
-  {
-    std::vector<std::uint32_t>& fill = s.size;  // reused as the scatter cursor
-    fill.assign(s.start.begin(), s.start.end() - 1);
-    const bool velocities = !kp.full_view;  // only the view test reads them
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint32_t to = fill[s.cell[i]]++;
-      s.sorted_cell[to] = s.cell[i];
-      for (int c = 0; c < D; ++c) s.sp[c][to] = s.p[c][i];
-      if (!velocities) continue;
-      for (int c = 0; c < D; ++c) s.sv[c][to] = s.v[c][i];
-    }
-  }
+  // Pass C: the pairs, over the cell list built above.
   if (s.parent_cap < n) {  // padded: the pair pass reads whole batches of entries
     s.parent.reset(new std::atomic<std::uint32_t>[n + kPairPad]);
     s.parent_cap = n;

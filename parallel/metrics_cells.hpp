@@ -31,22 +31,12 @@ struct Grid {
   }
 };
 
-inline constexpr double kInf = std::numeric_limits<double>::infinity();
-
-struct Partial {
-  double lo[3] = {kInf, kInf, kInf}, hi[3] = {-kInf, -kInf, -kInf};  // positions (not wrap)
-  // Fixed-point sums (metrics_pairs.hpp), so the order of the boids never matters.
-  FixedSum speed = 0, vhat[3] = {0, 0, 0}, centre_a[3] = {0, 0, 0}, centre_b[3] = {0, 0, 0};
-  FixedSum mom[3] = {0, 0, 0};
-  std::uint64_t moving = 0;
-};
-
 template <class Real>
 struct Scratch {
-  std::vector<Real> p[3], v[3];     // selected boids, id order
-  std::vector<Real> sp[3], sv[3];   // the same in cell order, kPairPad elements longer
-  std::vector<std::size_t> offset;  // first selected boid of each block of slots
-  std::vector<std::uint32_t> cell, sorted_cell, start;
+  std::vector<Real> sp[3], sv[3];   // the selected boids in cell order, kPairPad longer
+  std::vector<std::size_t> offset;  // selected boids per block of slots
+  std::vector<std::uint32_t> cell;  // the cell of every slot of the store (or another kind)
+  std::vector<std::uint32_t> sorted_cell, start;
   std::unique_ptr<std::atomic<std::uint32_t>[]> parent;
   std::size_t parent_cap = 0;
   std::vector<std::uint32_t> size;

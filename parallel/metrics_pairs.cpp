@@ -57,9 +57,25 @@ TurnFn<Real> select_turn_fn() {
   }
 }
 
+template <class Real>
+MomentFn<Real> select_moment_fn(bool pass_b, int dims, bool wrap) {
+  const PairTables& t = pair_tables();
+  for (int i = int(dispatched_isa(true));; --i) {
+    const PairTable<Real>* tab;
+    if constexpr (sizeof(Real) == 4)
+      tab = &t.f[i];
+    else
+      tab = &t.d[i];
+    const MomentFn<Real> k = (pass_b ? tab->pass_b : tab->pass_a)[dims == 2 ? 0 : 1][wrap ? 1 : 0];
+    if (k || i == 0) return k;
+  }
+}
+
 template PairFn<float> select_pair_fn<float>(int, PairWrap, bool);
 template PairFn<double> select_pair_fn<double>(int, PairWrap, bool);
 template TurnFn<float> select_turn_fn<float>();
 template TurnFn<double> select_turn_fn<double>();
+template MomentFn<float> select_moment_fn<float>(bool, int, bool);
+template MomentFn<double> select_moment_fn<double>(bool, int, bool);
 
 }  // namespace boids::metrics_detail

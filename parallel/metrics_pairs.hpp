@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include "core/kernels.hpp"
 
@@ -26,8 +27,9 @@ enum class PairWrap : std::uint8_t {
   min_image,  ///< wrap with fewer cells: the per-pair minimum image
 };
 
-/// Positions and velocities arrays must be readable this many elements past the last boid.
-inline constexpr std::size_t kPairPad = 16;
+/// Positions and velocities arrays must be readable this many elements past the last boid
+/// (a focal group loads two registers of up to 16 lanes).
+inline constexpr std::size_t kPairPad = 32;
 
 /// What the pair pass reads: plain data, so the per-ISA units share no inline code.
 template <class Real>
@@ -61,6 +63,36 @@ inline FixedSum fixed_value(double x) {
          FixedSum(std::int64_t(frac * kValueScale));
 }
 
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// Sums of passes A and B over one block of boids (parallel/metrics.cpp).
+struct Partial {
+  double lo[3] = {kInf, kInf, kInf}, hi[3] = {-kInf, -kInf, -kInf};  // the gather's box
+  // Fixed-point sums, so the order of the boids never matters.
+  FixedSum speed = 0, vhat[3] = {0, 0, 0}, centre_a[3] = {0, 0, 0}, centre_b[3] = {0, 0, 0};
+  FixedSum mom[3] = {0, 0, 0};
+  std::uint64_t moving = 0;
+};
+
+/// What passes A and B read: the engine's store (any order; only the boids of `kind` count)
+/// and, for B, the group centre.
+template <class Real>
+struct MomentInput {
+  const Real* p[3] = {nullptr, nullptr, nullptr};
+  const Real* v[3] = {nullptr, nullptr, nullptr};
+  const std::uint8_t* kind_of = nullptr;  ///< every slot's kind
+  int kind = 0;
+  double size = 0;               ///< world size (wrap)
+  const double* ts = nullptr;    ///< the circular centre's sine table (metrics_turn.hpp)
+  const double* tc = nullptr;    ///< and its cosines
+  double centre[3] = {0, 0, 0};  ///< pass B: the group centre
+};
+
+/// Pass A (speeds, unit velocities, centre sums) or pass B (the angular
+/// momentum about in.centre) of the boids [b, e), added to out.
+template <class Real>
+using MomentFn = void (*)(const MomentInput<Real>& in, std::size_t b, std::size_t e, Partial& out);
+
 /// Sums of one block of boids.
 struct PairSums {
   FixedSum nnd = 0;  ///< fixed_value of each boid's nearest distance
@@ -82,6 +114,7 @@ template <class Real>
 struct PairTable {
   PairFn<Real> fn[2][3][2] = {};
   TurnFn<Real> turn = nullptr;
+  MomentFn<Real> pass_a[2][2] = {}, pass_b[2][2] = {};  ///< [dims - 2][wrap]
 };
 void metrics_pairs_scalar(PairTable<float>& f, PairTable<double>& d);
 void metrics_pairs_sse42(PairTable<float>& f, PairTable<double>& d);
@@ -94,5 +127,8 @@ PairFn<Real> select_pair_fn(int dims, PairWrap wrap, bool cone);
 /// The circular centre's sines for dispatched_isa().
 template <class Real>
 TurnFn<Real> select_turn_fn();
+/// Passes A and B for dispatched_isa(), a dimension and whether the world wraps.
+template <class Real>
+MomentFn<Real> select_moment_fn(bool pass_b, int dims, bool wrap);
 
 }  // namespace boids::metrics_detail

@@ -1,13 +1,14 @@
 // The metrics pair pass (parallel/metrics_pairs.hpp) over a pack P: P::B is Real or an xsimd
 // batch of W lanes, P::M its mask. Included by metrics_pairs_<isa>.cpp only.
 //
-// The boids of one cell of the metrics' cell list (cells of edge >= the radius) are taken W at
-// a time as a focal group, one boid per lane. Their candidates are the boids of the 3^D cells
-// around the cell, as contiguous runs of cell order (one per x-row of the stencil, split at the
-// wrap seam); each candidate j is broadcast to all lanes and gives W squared distances |d|^2
-// with the model's arithmetic (d = p_j - p_i, plus the run's image shift or per-pair minimum
-// image; |d|^2 summed in component order). So there are no partial batches and no branch per
-// pair, and a cell's stencil is read once per group instead of once per boid. Per lane:
+// The boids of one cell of the metrics' cell list (cells of edge >= the radius) are taken as a
+// focal group, one boid per lane: one register of W lanes for a cell of at most W boids, two
+// registers (2W lanes, each candidate broadcast once for both) for more. Their candidates are the
+// boids of the 3^D cells around the cell, as contiguous runs of cell order (one per x-row of the
+// stencil, split at the wrap seam); each candidate j is broadcast to all lanes and gives W squared
+// distances |d|^2 with the model's arithmetic (d = p_j - p_i, plus the run's image shift or
+// per-pair minimum image; |d|^2 summed in component order). So there are no partial batches and no
+// branch per pair, and a cell's stencil is read once per group instead of once per boid. Per lane:
 //   nearest   : a lane-wise minimum of |d|^2 (exact in any order); a lane's own boid gives +inf;
 //   neighbours: a lane-wise count of |d|^2 < r^2 (and the model's view test, with the lane's
 //               velocity), in integer lanes (a mask is -1) flushed long before they overflow;
@@ -36,34 +37,13 @@
 #include <vector>
 
 #include "core/simd_packs.hpp"
+#include "parallel/metrics_moments.hpp"
 #include "parallel/metrics_pairs.hpp"
 #include "parallel/metrics_turn.hpp"
+#include "parallel/metrics_union.hpp"
 
 namespace boids::metrics_detail {
 namespace {
-
-inline std::uint32_t pair_root(std::atomic<std::uint32_t>* parent, std::uint32_t x) {
-  for (;;) {
-    const std::uint32_t p = parent[x].load(std::memory_order_acquire);
-    if (p == x) return x;
-    const std::uint32_t g = parent[p].load(std::memory_order_acquire);
-    if (g != p) parent[x].store(g, std::memory_order_release);  // path halving: g is an ancestor
-    x = g;
-  }
-}
-
-// Links the larger root under the smaller with a compare-and-swap (parent[x] <= x always):
-// whatever order links arrive in, the sets end as the connected components of the links.
-inline void pair_unite(std::atomic<std::uint32_t>* parent, std::uint32_t a, std::uint32_t b) {
-  for (;;) {
-    a = pair_root(parent, a);
-    b = pair_root(parent, b);
-    if (a == b) return;
-    if (a < b) std::swap(a, b);
-    std::uint32_t expected = a;
-    if (parent[a].compare_exchange_strong(expected, b, std::memory_order_acq_rel)) return;
-  }
-}
 
 // Per-lane neighbour counters: integer lanes as wide as Real's, so that adding a lane mask is
 // one subtraction (a set lane is all ones, -1); one-lane packs count in a plain integer.
@@ -115,19 +95,24 @@ class PairPass {
   // Candidates between two flushes of the lane counts (they hold 2^31).
   static constexpr std::uint32_t kFlush = std::uint32_t(1) << 30;
 
+  // A focal group: up to R * W boids of one cell, R registers of W lanes (lane l of register
+  // r holds boid g0 + r * W + l). R = 2 for a cell of more than W boids: each candidate is
+  // then broadcast once for both registers instead of once per group of W.
+  template <int R>
   struct Group {
-    B p[3], v[3], vlen, r2, cosv;
-    M nocone;                      // lanes whose boid is at rest: no view cone
-    std::uint32_t g0 = 0, nv = 0;  // cell-order indices g0 .. g0 + nv - 1 in lanes 0 .. nv - 1
-    std::uint64_t valid = 0;       // bits of the lanes holding a boid
-    std::uint32_t root[W] = {};    // an ancestor of each lane's boid in the union-find
-    std::uint32_t common = kNone;  // the ancestor all lanes share, or kNone
+    B p[3][R], v[3][R], vlen[R], r2, cosv;
+    M nocone[R];                     // lanes whose boid is at rest: no view cone
+    std::uint32_t g0 = 0, nv = 0;    // cell-order indices g0 .. g0 + nv - 1 in lanes 0 .. nv - 1
+    std::uint64_t valid = 0;         // bits of the lanes holding a boid
+    std::uint32_t root[R * W] = {};  // an ancestor of each lane's boid in the union-find
+    std::uint32_t common = kNone;    // the ancestor all lanes share, or kNone
   };
+  template <int R>
   struct Acc {
-    B best;
-    typename Counter::C cnt;
+    B best[R];
+    typename Counter::C cnt[R];
     std::uint32_t pending = 0;  // candidates counted in cnt since the last flush
-    std::uint64_t count[W] = {};
+    std::uint64_t count[R * W] = {};
   };
   enum class Links { none, all, own };
 
@@ -142,42 +127,56 @@ class PairPass {
       decode(cell, cc);
       const int nruns = near_runs(cc, runs);
       const std::size_t cend = std::min<std::size_t>(e, in_.start[cell + 1]);
-      for (std::size_t g0 = ii; g0 < cend; g0 += std::size_t(W)) {
-        group(std::uint32_t(g0), std::uint32_t(std::min<std::size_t>(W, cend - g0)), runs, nruns,
-              cc, out);
+      for (std::size_t g0 = ii; g0 < cend;) {
+        const std::size_t left = cend - g0;
+        if (left > std::size_t(W)) {
+          const std::size_t nv = std::min<std::size_t>(2 * W, left);
+          group<2>(std::uint32_t(g0), std::uint32_t(nv), runs, nruns, cc, out);
+          g0 += nv;
+        } else {
+          group<1>(std::uint32_t(g0), std::uint32_t(left), runs, nruns, cc, out);
+          g0 += left;
+        }
       }
       ii = cend;
     }
   }
 
  private:
+  template <int R>
   void group(std::uint32_t g0, std::uint32_t nv, const PairRun<Real>* runs, int nruns,
              const int* cc, PairSums& out) const {
     const Real inf = std::numeric_limits<Real>::infinity();
-    Group f;
+    Group<R> f;
     f.g0 = g0;
     f.nv = nv;
     f.valid = nv >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << nv) - 1;
-    const M live = P::lane_lt(int(nv));
-    for (int c = 0; c < D; ++c) f.p[c] = P::select(live, P::loadu(in_.p[c] + g0), P::splat(inf));
+    for (int r = 0; r < R; ++r) {
+      const std::uint32_t o = g0 + std::uint32_t(r * W);
+      const M live = P::lane_lt(int(nv) - r * W);
+      for (int c = 0; c < D; ++c)
+        f.p[c][r] = P::select(live, P::loadu(in_.p[c] + o), P::splat(inf));
+      if constexpr (Cone) {  // the velocities are read (and sorted) only for the view test
+        f.v[0][r] = P::loadu(in_.v[0] + o);
+        B v2 = f.v[0][r] * f.v[0][r];
+        for (int c = 1; c < D; ++c) {
+          f.v[c][r] = P::loadu(in_.v[c] + o);
+          v2 = v2 + f.v[c][r] * f.v[c][r];
+        }
+        f.vlen[r] = P::sqrt(v2);
+        f.nocone[r] = !(f.vlen[r] > P::splat(Real(0)));
+      }
+    }
     f.r2 = P::splat(in_.radius2);
     f.cosv = P::splat(in_.cos_half_view);
-    if constexpr (Cone) {  // the velocities are read (and sorted) only for the view test
-      f.v[0] = P::loadu(in_.v[0] + g0);
-      B v2 = f.v[0] * f.v[0];
-      for (int c = 1; c < D; ++c) {
-        f.v[c] = P::loadu(in_.v[c] + g0);
-        v2 = v2 + f.v[c] * f.v[c];
-      }
-      f.vlen = P::sqrt(v2);
-      f.nocone = !(f.vlen > P::splat(Real(0)));
-    }
     refresh_roots(f);
-    Acc a;
-    a.best = P::splat(inf);
-    a.cnt = Counter::zero();
-    for (int r = 0; r < nruns; ++r) {
-      const PairRun<Real>& run = runs[r];
+    Acc<R> a;
+    for (int r = 0; r < R; ++r) {
+      a.best[r] = P::splat(inf);
+      a.cnt[r] = Counter::zero();
+    }
+    for (int k = 0; k < nruns; ++k) {
+      const PairRun<Real>& run = runs[k];
       const std::uint32_t g1 = g0 + nv;
       // Before the group in cell order: no links (the earlier boid links); the group itself:
       // its own pairs (lane i links j > i) and no self-pair; after it: links.
@@ -189,8 +188,8 @@ class PairPass {
       if (b3 < run.e) scan_run<Links::all>(run, b3, run.e, f, a);
     }
     flush(a);
-    alignas(64) Real best[W];
-    store_lanes(a.best, best);
+    alignas(64) Real best[R * W];
+    for (int r = 0; r < R; ++r) store_lanes(a.best[r], best + r * W);
     for (std::uint32_t l = 0; l < nv; ++l) {
       const std::uint32_t i = g0 + l;
       Real pi[3] = {0, 0, 0};
@@ -213,7 +212,8 @@ class PairPass {
   }
 
   // An ancestor of each lane's boid (its root now) and whether they share one.
-  void refresh_roots(Group& f) const {
+  template <int R>
+  void refresh_roots(Group<R>& f) const {
     f.common = kNone;
     for (std::uint32_t l = 0; l < f.nv; ++l) f.root[l] = pair_root(in_.parent, f.g0 + l);
     f.common = f.root[0];
@@ -222,7 +222,8 @@ class PairPass {
 
   // Links (i, j) for the lanes in `need`: only those whose sets differ are united. Each
   // lane's ancestor is then moved up to its root, so later candidates take the short path.
-  void link(std::uint64_t need, std::uint32_t j, Group& f) const {
+  template <int R>
+  void link(std::uint64_t need, std::uint32_t j, Group<R>& f) const {
     // Most often j is still a root above the lanes' shared ancestor (nobody before linked
     // it): hang it there directly. parent[x] <= x holds, and every lane is j's set now.
     std::uint32_t expected = j;
@@ -247,15 +248,18 @@ class PairPass {
       x.store_aligned(out);
   }
 
-  void flush(Acc& a) const {
-    Counter::drain(a.cnt, a.count);
-    a.cnt = Counter::zero();
+  template <int R>
+  void flush(Acc<R>& a) const {
+    for (int r = 0; r < R; ++r) {
+      Counter::drain(a.cnt[r], a.count + r * W);
+      a.cnt[r] = Counter::zero();
+    }
     a.pending = 0;
   }
 
-  template <Links L>
-  void scan_run(const PairRun<Real>& run, std::uint32_t b, std::uint32_t e, Group& f,
-                Acc& a) const {
+  template <Links L, int R>
+  void scan_run(const PairRun<Real>& run, std::uint32_t b, std::uint32_t e, Group<R>& f,
+                Acc<R>& a) const {
     for (std::uint32_t q = b; q < e;) {
       const std::uint32_t take = std::min(e - q, kFlush);
       if (a.pending + take > kFlush) flush(a);
@@ -270,49 +274,74 @@ class PairPass {
     }
   }
 
-  template <Links L, bool Shifted>
-  void scan(const PairRun<Real>& run, std::uint32_t b, std::uint32_t e, Group& f, Acc& a) const {
+  template <Links L, bool Shifted, int R>
+  void scan(const PairRun<Real>& run, std::uint32_t b, std::uint32_t e, Group<R>& f,
+            Acc<R>& a) const {
     const B inf = P::splat(std::numeric_limits<Real>::infinity());
     [[maybe_unused]] B sh[3];
     if constexpr (Shifted) {
       for (int c = 0; c < D; ++c) sh[c] = P::splat(run.sh[c]);
     }
+    // Locals the compiler keeps in registers (through the references they would be reloaded
+    // every candidate); link() changes f, so `common` is re-read after it.
     const Real* px = in_.p[0];
     const Real* py = in_.p[1];
     const Real* pz = in_.p[2];
+    std::atomic<std::uint32_t>* const parent = in_.parent;
+    const B r2 = f.r2;
+    B best[R];
+    typename Counter::C cnt[R];
+    for (int r = 0; r < R; ++r) {
+      best[r] = a.best[r];
+      cnt[r] = a.cnt[r];
+    }
+    std::uint32_t common = f.common;
+    const std::uint64_t valid = f.valid;
     for (std::uint32_t j = b; j < e; ++j) {
-      B d[3];
-      for (int c = 0; c < D; ++c) {
-        B x = P::splat((c == 0 ? px : c == 1 ? py : pz)[j]) - f.p[c];
-        if constexpr (Shifted) x = x + sh[c];
-        if constexpr (Wrap == PairWrap::min_image) x = wrapd(x);
-        d[c] = x;
+      B q[3];
+      for (int c = 0; c < D; ++c) q[c] = P::splat((c == 0 ? px : c == 1 ? py : pz)[j]);
+      std::uint64_t within = 0;
+      for (int r = 0; r < R; ++r) {
+        B d[3];
+        for (int c = 0; c < D; ++c) {
+          B x = q[c] - f.p[c][r];
+          if constexpr (Shifted) x = x + sh[c];
+          if constexpr (Wrap == PairWrap::min_image) x = wrapd(x);
+          d[c] = x;
+        }
+        B d2 = d[0] * d[0];
+        for (int c = 1; c < D; ++c) d2 = d2 + d[c] * d[c];
+        if constexpr (L == Links::own) {  // lane j - g0 - r * W of register r holds j itself
+          const int k = int(j - f.g0) - r * W;
+          d2 = P::select(P::lane_lt(k), d2, P::select(P::lane_lt(k + 1), inf, d2));
+        }
+        best[r] = P::min(best[r], d2);
+        const M inside = d2 < r2;
+        M seen = inside;
+        if constexpr (Cone) {
+          B dot = d[0] * f.v[0][r];  // the model's view test (core/model.hpp), lane by lane
+          for (int c = 1; c < D; ++c) dot = dot + d[c] * f.v[c][r];
+          seen = P::and_(inside, (dot >= (P::sqrt(d2) * f.vlen[r]) * f.cosv) || f.nocone[r]);
+        }
+        cnt[r] = Counter::add(cnt[r], seen);
+        if constexpr (L != Links::none) within |= P::bits(inside) << (r * W);
       }
-      B d2 = d[0] * d[0];
-      for (int c = 1; c < D; ++c) d2 = d2 + d[c] * d[c];
-      if constexpr (L == Links::own) {  // lane j - g0 holds j itself
-        const int k = int(j - f.g0);
-        d2 = P::select(P::lane_lt(k), d2, P::select(P::lane_lt(k + 1), inf, d2));
-      }
-      a.best = P::min(a.best, d2);
-      const M inside = d2 < f.r2;
-      M seen = inside;
-      if constexpr (Cone) {
-        B dot = d[0] * f.v[0];  // the model's view test (core/model.hpp), lane by lane
-        for (int c = 1; c < D; ++c) dot = dot + d[c] * f.v[c];
-        seen = P::and_(inside, (dot >= (P::sqrt(d2) * f.vlen) * f.cosv) || f.nocone);
-      }
-      a.cnt = Counter::add(a.cnt, seen);
       if constexpr (L != Links::none) {
-        std::uint64_t bits = P::bits(inside) & f.valid;
+        std::uint64_t bits = within & valid;
         if constexpr (L == Links::own) bits &= (std::uint64_t(1) << (j - f.g0)) - 1;  // lanes < j
         // None when j hangs directly under the lanes' shared ancestor; masked, not branched
         // (whether some lane is within reach is a coin toss, this test rarely fails).
-        const std::uint32_t pj = in_.parent[j].load(std::memory_order_relaxed);
-        bits &= std::uint64_t(0) - std::uint64_t(pj != f.common);
-        if (bits) [[unlikely]]
+        const std::uint32_t pj = parent[j].load(std::memory_order_relaxed);
+        bits &= std::uint64_t(0) - std::uint64_t(pj != common);
+        if (bits) [[unlikely]] {
           link(bits, j, f);
+          common = f.common;
+        }
       }
+    }
+    for (int r = 0; r < R; ++r) {
+      a.best[r] = best[r];
+      a.cnt[r] = cnt[r];
     }
   }
 
@@ -457,6 +486,7 @@ void fill_pair_table(PairTable<Real>& t) {
   t.fn[1][2][0] = &pair_entry<P, Real, 3, PairWrap::min_image, false>;
   t.fn[1][2][1] = &pair_entry<P, Real, 3, PairWrap::min_image, true>;
   t.turn = &turn_many<Pk<double>, Real>;
+  fill_moment_table<Pk<double>, Real>(t);
 }
 
 }  // namespace

@@ -206,3 +206,75 @@ TEST_CASE("metrics find the clusters of a brute-force union-find, clumped, on an
     }
   }
 }
+
+TEST_CASE("metrics sums in SIMD lanes equal the one-boid loop at extreme values, kinds mixed",
+          "[metrics]") {
+  // Passes A and B form each fixed-point term in double lanes split below 2^32 and add them
+  // exactly (parallel/metrics_moments.hpp); the scalar unit is the one-boid loop. Positions
+  // beyond the 2^50 clamp, speeds from 1e-20 to 1e12, boids at rest, another kind's boids
+  // interleaved (their lanes must add nothing), and counts that leave partial lane sets and
+  // partial 256-boid chunks: every instruction set must give the scalar loop's bits, and the
+  // speed and polarization must equal a direct long double computation to rounding.
+  for (Boundary bnd : {Boundary::open, Boundary::wrap}) {
+    for (int dims : {2, 3}) {
+      WorldDef d = exact_def(dims, bnd, boids::Precision::f64, 1000, 5.0, 360, 0);
+      std::mt19937_64 g(unsigned(7 * dims + int(bnd)));
+      std::uniform_real_distribution<double> u(0, 1);
+      std::vector<double> pos, vel;
+      const std::uint32_t count = 2 * 2048 + 517;
+      for (std::uint32_t i = 0; i < count; ++i) {
+        const double scale = i % 5 == 0 ? 1e12 : i % 5 == 1 ? 1e-20 : i % 5 == 2 ? 0.0 : 3.0;
+        for (int c = 0; c < dims; ++c) {
+          double x = d.size * u(g);
+          if (bnd == Boundary::open && i % 11 == 3) x = (u(g) < 0.5 ? -3e15 : 3e15) * u(g);
+          pos.push_back(x);
+          vel.push_back(scale * (2 * u(g) - 1));
+        }
+      }
+      State st = boids::test::make_state(dims, pos, vel);
+      std::uint32_t others = 0;
+      for (std::uint32_t i = 0; i < count; ++i) {
+        if (i % 7 != 4) continue;
+        st.kind[i] = 1;
+        ++others;
+      }
+      d.count = count;
+      d.predators = others;
+      boids::World w = boids::World::create(d);
+      w.set_state(st);
+      const State s = w.state();
+      long double speed = 0, vh[3] = {0, 0, 0};
+      std::uint64_t n = 0, moving = 0;
+      for (std::size_t i = 0; i < s.id.size(); ++i) {
+        if (s.kind[i] != 0) continue;
+        const double v[3] = {s.vx[i], s.vy[i], dims == 3 ? s.vz[i] : 0.0};
+        const double sp = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        ++n;
+        speed += sp;
+        if (!(sp > 0)) continue;
+        ++moving;
+        for (int c = 0; c < 3; ++c) vh[c] += v[c] / sp;
+      }
+      const double pol =
+          double(std::sqrt(vh[0] * vh[0] + vh[1] * vh[1] + vh[2] * vh[2]) / (long double)moving);
+      INFO("boundary " << int(bnd) << " dims " << dims);
+      FlockMetrics ref;
+      {
+        boids::test::MaxIsaScope cap(boids::Isa::scalar);
+        ref = boids::MetricsCalculator(1).compute(w);
+      }
+      CHECK(ref.count == n);
+      CHECK(ref.moving == moving);
+      CHECK(ref.mean_speed == Approx(double(speed / (long double)n)).epsilon(1e-12));
+      CHECK(ref.polarization == Approx(pol).epsilon(1e-9).margin(1e-12));
+      CHECK(ref.milling > 0);
+      for (boids::Isa isa : boids::test::testable_isas()) {
+        boids::test::MaxIsaScope cap(isa);
+        for (int threads : {1, 2}) {
+          INFO("isa " << boids::isa_name(isa) << " threads " << threads);
+          CHECK(same(boids::MetricsCalculator(threads).compute(w), ref));
+        }
+      }
+    }
+  }
+}
