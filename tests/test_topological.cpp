@@ -227,7 +227,7 @@ TEST_CASE("topological: naive = grid on every grid layout, precision and k",
             x.engine = e;
             x.threads = threads;
             boids::World w = boids::test::create_checked(x);
-            w.step(4);
+            w.step(boids::test::steps_or_sanitized(4, 2));
             return w.state_hash();
           };
           const auto naive = hash(boids::EngineKind::naive, 1);
