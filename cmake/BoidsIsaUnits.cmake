@@ -3,10 +3,16 @@
 # One family of units per prefix P in the calling directory, compiled once per instruction set
 # and chosen at run time: P.cpp dispatches, P_scalar.cpp is the one-lane unit, and
 # P_sse42.cpp, P_avx2.cpp, P_avx512.cpp get their -m flags here, and only they do (never a
-# host-specific -march). In a BOIDS_DISABLE_SIMD build, off x86-64, or (AVX-512) with a
-# compiler without -mavx512f, those units are removed from <sources-var> and only the scalar
-# one exists. Used by core/ (the row and cluster kernels) and parallel/ (the metrics pair
-# pass, the topological gather).
+# host-specific -march). Only the sets in BOIDS_BUILT_ISAS (below) get units; the others are
+# removed from <sources-var>, and in a BOIDS_DISABLE_SIMD build, or off x86-64, only the scalar
+# one exists. Used by core/ (the row and cluster kernels, the prey scan) and parallel/ (the
+# metrics pair pass, the topological gather).
+#
+# BOIDS_BUILT_ISAS: the sets of BOIDS_SIMD_ISAS (default sse42;avx2;avx512) this compiler and
+# target can build. The library gets BOIDS_HAVE_SSE42/AVX2/AVX512 for each, so the dispatchers
+# fill only those tables and dispatched_isa() steps down to the best built set at or below
+# what the CPU runs and BOIDS_MAX_ISA allows (every set gives the same bits). The sanitizer
+# stages of scripts/test.sh build avx2 only, to fit CI's time (docs/testing.md).
 #
 # -Wno-ignored-attributes: the in-register lane reductions compare raw __m128/__m256/__m512
 # types in std::is_same, and GCC warns that their vector attributes are dropped from the
@@ -25,16 +31,24 @@
 # xsimd member calls and loads). The families drop those three: a null or wild access still
 # stops the test under ASan, and a misaligned SIMD load faults; every other ASan and UBSan
 # check stays on, and the rest of the library keeps all of them.
+include_guard(GLOBAL)
 include(CheckCXXCompilerFlag)
 check_cxx_compiler_flag(-mavx512f BOIDS_CXX_HAS_AVX512F)
+set(BOIDS_BUILT_ISAS)
+foreach(isa IN LISTS BOIDS_SIMD_ISAS)
+  if(NOT isa MATCHES "^(sse42|avx2|avx512)$")
+    message(FATAL_ERROR "BOIDS_SIMD_ISAS: unknown instruction set '${isa}' "
+                        "(expected a list of sse42, avx2 and avx512)")
+  endif()
+  if(NOT BOIDS_DISABLE_SIMD AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$"
+     AND NOT (isa STREQUAL "avx512" AND NOT BOIDS_CXX_HAS_AVX512F))
+    list(APPEND BOIDS_BUILT_ISAS ${isa})
+  endif()
+endforeach()
 
 function(boids_isa_units sources_var)
   cmake_parse_arguments(A "" "" "PREFIXES;SCALAR_OPTIONS" ${ARGN})
   set(sources ${${sources_var}})
-  set(x86 FALSE)
-  if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
-    set(x86 TRUE)
-  endif()
   set(opt_sse42 "-msse4.2;-Wno-ignored-attributes")
   set(opt_avx2 "-mavx2;-Wno-ignored-attributes")
   set(opt_avx512 "-mavx512f;-Wno-maybe-uninitialized;-Wno-uninitialized;-Wno-ignored-attributes")
@@ -47,7 +61,7 @@ function(boids_isa_units sources_var)
     foreach(p IN LISTS A_PREFIXES)
       list(APPEND units ${p}_${isa}.cpp)
     endforeach()
-    if(BOIDS_DISABLE_SIMD OR NOT x86 OR (isa STREQUAL "avx512" AND NOT BOIDS_CXX_HAS_AVX512F))
+    if(NOT isa IN_LIST BOIDS_BUILT_ISAS)
       foreach(u IN LISTS units)
         list(REMOVE_ITEM sources ${CMAKE_CURRENT_SOURCE_DIR}/${u})
       endforeach()
@@ -55,12 +69,6 @@ function(boids_isa_units sources_var)
       set_source_files_properties(${units} TARGET_DIRECTORY boids PROPERTIES
                                   COMPILE_OPTIONS "${opt_${isa}}")
       list(APPEND family ${units})
-      if(isa STREQUAL "avx512")
-        foreach(p IN LISTS A_PREFIXES)
-          set_source_files_properties(${p}.cpp TARGET_DIRECTORY boids PROPERTIES
-                                      COMPILE_DEFINITIONS BOIDS_HAVE_AVX512=1)
-        endforeach()
-      endif()
     endif()
   endforeach()
   set(scalar_units)

@@ -26,13 +26,39 @@ Isa cpu_isa() noexcept {
   return Isa::scalar;
 #else
   __builtin_cpu_init();
-#if defined(BOIDS_HAVE_AVX512)
   if (__builtin_cpu_supports("avx512f")) return Isa::avx512;
-#endif
   if (__builtin_cpu_supports("avx2")) return Isa::avx2;
   if (__builtin_cpu_supports("sse4.2")) return Isa::sse42;
   return Isa::scalar;
 #endif
+}
+
+// Whether this build compiled the kernel units of `isa` (BOIDS_SIMD_ISAS in CMake; the
+// sanitizer builds of scripts/test.sh leave some out). Every set gives the same bits, so a
+// set the build lacks is replaced by the best one below it.
+constexpr bool built(Isa isa) noexcept {
+  switch (isa) {
+    case Isa::sse42:
+#if defined(BOIDS_HAVE_SSE42)
+      return true;
+#else
+      return false;
+#endif
+    case Isa::avx2:
+#if defined(BOIDS_HAVE_AVX2)
+      return true;
+#else
+      return false;
+#endif
+    case Isa::avx512:
+#if defined(BOIDS_HAVE_AVX512)
+      return true;
+#else
+      return false;
+#endif
+    default:
+      return true;
+  }
 }
 
 Isa env_cap() noexcept {
@@ -56,8 +82,12 @@ struct Tables {
     kernel_table_scalar(f[0], d[0]);
 #if !defined(BOIDS_DISABLE_SIMD) && (defined(__x86_64__) || defined(_M_X64))
     const Isa cpu = cpu_isa();
+#if defined(BOIDS_HAVE_SSE42)
     if (cpu >= Isa::sse42) kernel_table_sse42(f[1], d[1]);
+#endif
+#if defined(BOIDS_HAVE_AVX2)
     if (cpu >= Isa::avx2) kernel_table_avx2(f[2], d[2]);
+#endif
 #if defined(BOIDS_HAVE_AVX512)
     if (cpu >= Isa::avx512) kernel_table_avx512(f[3], d[3]);
 #endif
@@ -76,7 +106,9 @@ Isa dispatched_isa(bool simd) noexcept {
   if (!simd) return Isa::scalar;
   static const Isa cpu = cpu_isa();
   const Isa cap = env_cap();
-  return cpu < cap ? cpu : cap;
+  Isa isa = cpu < cap ? cpu : cap;
+  while (!built(isa)) isa = Isa(int(isa) - 1);
+  return isa;
 }
 
 namespace {

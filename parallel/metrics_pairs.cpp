@@ -14,8 +14,12 @@ struct PairTables {
     metrics_pairs_scalar(f[0], d[0]);
 #if !defined(BOIDS_DISABLE_SIMD) && (defined(__x86_64__) || defined(_M_X64))
     __builtin_cpu_init();
+#if defined(BOIDS_HAVE_SSE42)
     if (__builtin_cpu_supports("sse4.2")) metrics_pairs_sse42(f[1], d[1]);
+#endif
+#if defined(BOIDS_HAVE_AVX2)
     if (__builtin_cpu_supports("avx2")) metrics_pairs_avx2(f[2], d[2]);
+#endif
 #if defined(BOIDS_HAVE_AVX512)
     if (__builtin_cpu_supports("avx512f")) metrics_pairs_avx512(f[3], d[3]);
 #endif

@@ -80,11 +80,17 @@ inline bool cpu_runs(Isa isa) {
 }
 
 /// Whether this build compiled kernels for `isa` (tests/CMakeLists.txt passes what the build
-/// configured: BOIDS_TEST_SCALAR_ONLY, BOIDS_TEST_NO_AVX512).
+/// configured: BOIDS_TEST_SCALAR_ONLY, BOIDS_TEST_NO_SSE42/AVX2/AVX512 from BOIDS_SIMD_ISAS).
 inline bool build_has(Isa isa) {
 #if defined(BOIDS_TEST_SCALAR_ONLY) || !(defined(__x86_64__) || defined(_M_X64))
   return isa == Isa::scalar;
 #else
+#if defined(BOIDS_TEST_NO_SSE42)
+  if (isa == Isa::sse42) return false;
+#endif
+#if defined(BOIDS_TEST_NO_AVX2)
+  if (isa == Isa::avx2) return false;
+#endif
 #if defined(BOIDS_TEST_NO_AVX512)
   if (isa == Isa::avx512) return false;
 #endif
