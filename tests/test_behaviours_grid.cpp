@@ -7,9 +7,11 @@
 #include <string>
 
 #include "core/scenario.hpp"
+#include "engine_matrix.hpp"
 #include "test_support.hpp"
 
 using namespace boids;
+using test::max_diff;
 
 namespace {
 
@@ -105,24 +107,6 @@ WorldDef base_def(int dims, Boundary b, Precision prec) {
   return d;
 }
 
-double max_diff(const State& a, const State& b, int dims, double size, bool wrap) {
-  REQUIRE(a.id == b.id);
-  REQUIRE(a.kind == b.kind);
-  const std::vector<double>* pa[3] = {&a.x, &a.y, &a.z};
-  const std::vector<double>* pb[3] = {&b.x, &b.y, &b.z};
-  const std::vector<double>* va[3] = {&a.vx, &a.vy, &a.vz};
-  const std::vector<double>* vb[3] = {&b.vx, &b.vy, &b.vz};
-  double m = 0;
-  for (int c = 0; c < dims; ++c) {
-    for (std::size_t i = 0; i < a.id.size(); ++i) {
-      double dp = std::abs((*pa[c])[i] - (*pb[c])[i]);
-      if (wrap) dp = std::min(dp, size - dp);
-      m = std::max({m, dp, std::abs((*va[c])[i] - (*vb[c])[i])});
-    }
-  }
-  return m;
-}
-
 }  // namespace
 
 TEST_CASE("every behaviour: grid matches naive", "[behaviour][grid]") {
@@ -139,10 +123,10 @@ TEST_CASE("every behaviour: grid matches naive", "[behaviour][grid]") {
         INFO(cfg.name << ", " << dims << "D, " << (b == Boundary::wrap ? "wrap" : "reflect"));
         naive.step();
         grid.step();
-        CHECK(max_diff(naive.state(), grid.state(), dims, d.size, b == Boundary::wrap) < 1e-9);
+        CHECK(max_diff(naive.state(), grid.state(), dims, b, d.size) < 1e-9);
         naive.step(9);
         grid.step(9);
-        CHECK(max_diff(naive.state(), grid.state(), dims, d.size, b == Boundary::wrap) < 1e-6);
+        CHECK(max_diff(naive.state(), grid.state(), dims, b, d.size) < 1e-6);
       }
     }
   }
@@ -194,8 +178,7 @@ TEST_CASE("every scenario file runs in both engines and round-trips", "[behaviou
     naive.step(3);
     grid.step(3);
     const double tol = d.precision == Precision::f64 ? 1e-9 : 2e-3;
-    CHECK(max_diff(naive.state(), grid.state(), d.dims, d.size, d.boundary == Boundary::wrap) <
-          tol);
+    CHECK(max_diff(naive.state(), grid.state(), d.dims, d.boundary, d.size) < tol);
   }
 }
 

@@ -10,62 +10,16 @@
 #include "core/engine.hpp"
 #include "core/kernels.hpp"
 #include "core/scenario.hpp"
+#include "engine_matrix.hpp"
 #include "parallel/grid_engine.hpp"
 #include "test_support.hpp"
 
 using namespace boids;
+using test::matrix_def;
+using test::max_diff;
+using test::random_state;
 
 namespace {
-
-State random_state(int dims, std::uint32_t n, double lo, double extent, unsigned seed,
-                   int special_every = 0) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  State s;
-  std::vector<double>* p[3] = {&s.x, &s.y, &s.z};
-  std::vector<double>* v[3] = {&s.vx, &s.vy, &s.vz};
-  for (std::uint32_t i = 0; i < n; ++i) {
-    s.id.push_back(i);
-    std::uint8_t kind = 0;
-    if (special_every > 0 && i % std::uint32_t(special_every) == 1) kind = std::uint8_t(1 + i % 2);
-    s.kind.push_back(kind);
-    for (int c = 0; c < dims; ++c) {
-      p[c]->push_back(lo + extent * u(rng));
-      v[c]->push_back(8.0 * u(rng) - 4.0);
-    }
-  }
-  return s;
-}
-
-WorldDef def_for(int dims, Boundary b, double size, std::uint32_t n, Precision prec) {
-  WorldDef d = test::tiny_def(dims, size, b, n);
-  d.precision = prec;
-  d.threads = 1;
-  for (auto& k : d.kinds) {
-    k.rules.radius = 9;
-    k.rules.separation_radius = 3;
-    k.motion.max_speed = 4;
-  }
-  return d;
-}
-
-double max_diff(const State& a, const State& b, int dims, Boundary bnd, double size) {
-  const std::vector<double>* pa[3] = {&a.x, &a.y, &a.z};
-  const std::vector<double>* pb[3] = {&b.x, &b.y, &b.z};
-  const std::vector<double>* va[3] = {&a.vx, &a.vy, &a.vz};
-  const std::vector<double>* vb[3] = {&b.vx, &b.vy, &b.vz};
-  double m = 0;
-  REQUIRE(a.id == b.id);
-  REQUIRE(a.kind == b.kind);
-  for (int c = 0; c < dims; ++c) {
-    for (std::size_t i = 0; i < a.id.size(); ++i) {
-      double dp = (*pa[c])[i] - (*pb[c])[i];
-      if (bnd == Boundary::wrap) dp -= size * std::nearbyint(dp / size);
-      m = std::max({m, std::fabs(dp), std::fabs((*va[c])[i] - (*vb[c])[i])});
-    }
-  }
-  return m;
-}
 
 // One step of naive and cluster from `init`: the largest difference over the world size. Also
 // checks that the cluster kernel, not a fallback, ran (the standard pair rule).
@@ -113,7 +67,7 @@ TEST_CASE("cluster matches naive after one step over dims x boundary x view x de
               {60, 100.0}, {dims == 3 ? 900u : 500u, dims == 3 ? 45.0 : 70.0}, {300, 12.0}};
           for (auto [n, extent] : densities) {
             for (int cpr : {1, 2}) {
-              WorldDef d = def_for(dims, b, 100.0, n, prec);
+              WorldDef d = matrix_def(dims, b, 100.0, n, prec);
               d.cells_per_radius = cpr;
               for (auto& k : d.kinds) k.rules.view_angle = view;
               const State init = random_state(dims, n, 0.0, std::min(extent, 99.9), n + 7 * dims);
@@ -135,17 +89,17 @@ TEST_CASE("cluster matches naive for tiny counts, one cell, collapsed axes, mixe
       INFO(bname(b) << " " << dims << "D");
       for (std::uint32_t n : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 9u, 15u, 16u, 17u, 33u}) {
         INFO("n " << n);
-        CHECK(cluster_vs_naive(def_for(dims, b, 100, n, Precision::f32),
+        CHECK(cluster_vs_naive(matrix_def(dims, b, 100, n, Precision::f32),
                                random_state(dims, n, 40.0, 8.0, n)) < 1e-5);
       }
       // Everyone in one cell (groups all overlap, separation everywhere).
-      CHECK(cluster_vs_naive(def_for(dims, b, 100, 200, Precision::f32),
+      CHECK(cluster_vs_naive(matrix_def(dims, b, 100, 200, Precision::f32),
                              random_state(dims, 200, 50.0, 3.0, 11)) < 1e-5);
-      CHECK(cluster_vs_naive(def_for(dims, b, 100, 400, Precision::f64),
+      CHECK(cluster_vs_naive(matrix_def(dims, b, 100, 400, Precision::f64),
                              random_state(dims, 400, 20.0, 40.0, 12, 9)) < 1e-5);
     }
     // A wrap box of 25 with r = 9: 2 cells per axis, so every axis collapses (min image).
-    CHECK(cluster_vs_naive(def_for(dims, Boundary::wrap, 25, 300, Precision::f32),
+    CHECK(cluster_vs_naive(matrix_def(dims, Boundary::wrap, 25, 300, Precision::f32),
                            random_state(dims, 300, 0.0, 24.9, 5)) < 1e-5);
     // Lattice on cell faces and the seam: boids exactly on group box faces.
     State s;
@@ -164,7 +118,7 @@ TEST_CASE("cluster matches naive for tiny counts, one cell, collapsed axes, mixe
             v[c]->push_back(c == 0 ? 1.0 : 0.5);
           }
         }
-    CHECK(cluster_vs_naive(def_for(dims, Boundary::wrap, 99, id, Precision::f32), s) < 1e-5);
+    CHECK(cluster_vs_naive(matrix_def(dims, Boundary::wrap, 99, id, Precision::f32), s) < 1e-5);
   }
 }
 
@@ -251,7 +205,7 @@ TEST_CASE("cluster: pair counts, and the SIMD kernel's neighbour count is exact"
 
 TEST_CASE("cluster: rules it does not cover run the row path's generic kernel", "[cluster]") {
   for (int variant = 0; variant < 2; ++variant) {
-    WorldDef d = def_for(2, Boundary::wrap, 100, 400, Precision::f64);
+    WorldDef d = matrix_def(2, Boundary::wrap, 100, 400, Precision::f64);
     if (variant == 0) {
       d.profile = Profile::abm;
       d.kinds[0].motion.min_speed = d.kinds[0].motion.max_speed;

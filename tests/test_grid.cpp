@@ -7,67 +7,17 @@
 #include <random>
 
 #include "core/engine.hpp"
+#include "engine_matrix.hpp"
 #include "parallel/cell_list.hpp"
 #include "parallel/grid_engine.hpp"
 #include "test_support.hpp"
 
 using namespace boids;
+using test::matrix_def;
+using test::max_diff;
+using test::random_state;
 
 namespace {
-
-// Random state: `n` boids, positions uniform in [lo, lo + extent)^dims, speeds ~ 1..4,
-// kinds: every `special_every`-th boid a predator or leader (0 = none).
-State random_state(int dims, std::uint32_t n, double lo, double extent, unsigned seed,
-                   int special_every = 0) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  State s;
-  std::vector<double>* p[3] = {&s.x, &s.y, &s.z};
-  std::vector<double>* v[3] = {&s.vx, &s.vy, &s.vz};
-  for (std::uint32_t i = 0; i < n; ++i) {
-    s.id.push_back(i);
-    std::uint8_t kind = 0;
-    if (special_every > 0 && i % std::uint32_t(special_every) == 1) kind = std::uint8_t(1 + i % 2);
-    s.kind.push_back(kind);
-    for (int c = 0; c < dims; ++c) {
-      p[c]->push_back(lo + extent * u(rng));
-      v[c]->push_back(8.0 * u(rng) - 4.0);
-    }
-  }
-  return s;
-}
-
-WorldDef def_for(int dims, Boundary b, double size, std::uint32_t n, Precision prec) {
-  WorldDef d = test::tiny_def(dims, size, b, n);
-  d.precision = prec;
-  d.threads = 1;
-  for (auto& k : d.kinds) {
-    k.rules.radius = 9;
-    k.rules.separation_radius = 3;
-    k.motion.max_speed = 4;
-  }
-  return d;
-}
-
-// Largest component difference of positions and velocities between the two states, with the
-// minimum image for positions in a wrapping world.
-double max_diff(const State& a, const State& b, int dims, Boundary bnd, double size) {
-  const std::vector<double>* pa[3] = {&a.x, &a.y, &a.z};
-  const std::vector<double>* pb[3] = {&b.x, &b.y, &b.z};
-  const std::vector<double>* va[3] = {&a.vx, &a.vy, &a.vz};
-  const std::vector<double>* vb[3] = {&b.vx, &b.vy, &b.vz};
-  double m = 0;
-  REQUIRE(a.id == b.id);
-  REQUIRE(a.kind == b.kind);
-  for (int c = 0; c < dims; ++c) {
-    for (std::size_t i = 0; i < a.id.size(); ++i) {
-      double dp = (*pa[c])[i] - (*pb[c])[i];
-      if (bnd == Boundary::wrap) dp -= size * std::nearbyint(dp / size);
-      m = std::max({m, std::fabs(dp), std::fabs((*va[c])[i] - (*vb[c])[i])});
-    }
-  }
-  return m;
-}
 
 // One step of both engines from `init`; returns the largest difference over the world size.
 double grid_vs_naive(WorldDef d, const State& init, int steps = 1) {
@@ -95,7 +45,7 @@ TEST_CASE("grid matches naive after one step over dims x boundary x view x densi
               {60, 100.0}, {dims == 3 ? 900u : 500u, dims == 3 ? 45.0 : 70.0}, {300, 12.0}};
           for (auto [n, extent] : densities) {
             for (int cpr : {1, 2}) {
-              WorldDef d = def_for(dims, b, 100.0, n, prec);
+              WorldDef d = matrix_def(dims, b, 100.0, n, prec);
               d.cells_per_radius = cpr;
               for (auto& k : d.kinds) k.rules.view_angle = view;
               const State init = random_state(dims, n, 0.0, std::min(extent, 99.9), n + 7 * dims);
@@ -116,14 +66,14 @@ TEST_CASE("grid matches naive for tiny counts, one cell and predators/leaders", 
       INFO(bname(b) << " " << dims << "D");
       for (std::uint32_t n : {0u, 1u, 2u, 3u, 7u, 15u, 17u}) {
         INFO("n " << n);
-        CHECK(grid_vs_naive(def_for(dims, b, 100, n, Precision::f32),
+        CHECK(grid_vs_naive(matrix_def(dims, b, 100, n, Precision::f32),
                             random_state(dims, n, 40.0, 8.0, n)) < 1e-5);
       }
       // Everyone in one cell (dense: separation everywhere), and a mixed-kind crowd: kinds
       // only see their own kind, and boids never count predators as flockmates.
-      CHECK(grid_vs_naive(def_for(dims, b, 100, 200, Precision::f32),
+      CHECK(grid_vs_naive(matrix_def(dims, b, 100, 200, Precision::f32),
                           random_state(dims, 200, 50.0, 3.0, 11)) < 1e-5);
-      CHECK(grid_vs_naive(def_for(dims, b, 100, 400, Precision::f64),
+      CHECK(grid_vs_naive(matrix_def(dims, b, 100, 400, Precision::f64),
                           random_state(dims, 400, 20.0, 40.0, 12, 9)) < 1e-5);
     }
   }
@@ -157,7 +107,7 @@ TEST_CASE("grid matches naive with boids on cell edges and on the wrap seam", "[
           }
         }
         for (int cpr : {1, 2}) {
-          WorldDef d = def_for(dims, b, 100, id, Precision::f32);
+          WorldDef d = matrix_def(dims, b, 100, id, Precision::f32);
           d.cells_per_radius = cpr;
           INFO(bname(b) << " " << dims << "D lattice step " << step << " cpr " << cpr);
           CHECK(grid_vs_naive(d, s) < 1e-5);
@@ -173,7 +123,7 @@ TEST_CASE("grid matches naive when a wrapping axis has fewer than 3 cells", "[gr
   for (double size : {20.0, 30.0}) {
     for (int dims : {2, 3}) {
       for (int cpr : {1, 2}) {
-        WorldDef d = def_for(dims, Boundary::wrap, size, 150, Precision::f32);
+        WorldDef d = matrix_def(dims, Boundary::wrap, size, 150, Precision::f32);
         d.cells_per_radius = cpr;
         for (auto& k : d.kinds) k.motion.max_speed = 4;
         INFO("size " << size << " " << dims << "D cpr " << cpr);
@@ -217,7 +167,7 @@ TEST_CASE("a widely spread open flock stays correct with capped cells", "[grid]"
   // Two clusters 1e5 apart: the bounding box is huge, the cap makes cells far bigger than r.
   State s = random_state(3, 300, 0.0, 30.0, 3);
   for (std::size_t i = 150; i < 300; ++i) s.x[i] += 1e5;
-  WorldDef d = def_for(3, Boundary::open, 100, 300, Precision::f64);
+  WorldDef d = matrix_def(3, Boundary::open, 100, 300, Precision::f64);
   CHECK(grid_vs_naive(d, s) < 1e-5);
 }
 
