@@ -449,8 +449,8 @@ class GridEngine final : public EngineT<Real> {
   KindGrid<Real> special_grid_;  // kinds 1/2, slots [boid_end, n) of in_
   bool id_order_ = true;
   mutable bool ranks_valid_ = false;
-  // cells_ and in_ hold the cell list of the current s_ (built by grid_shared_cells() or a
-  // test hook), so the next step need not build it again.
+  // cells_ and in_ hold the cell list of the current s_, built ahead by grid_shared_cells(),
+  // so the next step need not build it again.
   mutable bool cells_current_ = false;
 };
 
