@@ -178,6 +178,27 @@ class GridEngine final : public EngineT<Real> {
     if (cluster_path()) ClusterOrder<Real>::apply(cells_, in_, *ex_);
   }
 
+  // grid_shared_cells(): the next step's cell list, built now if need be.
+  bool shared_cells(SharedCells<Real>& out) {
+    if (cluster_path() || def_.cells_per_radius != 1) return false;
+    if (!cells_current_) build_cells();
+    cells_current_ = true;
+    const GridPlan& g = cells_.plan();
+    for (int a = 0; a < m_.dims; ++a) {
+      if (g.reach[a] != 1 || g.inv_cell[a] != g.inv_cell[0]) return false;
+    }
+    for (int c = 0; c < 3; ++c) {
+      out.p[c] = in_.p[c].data();
+      out.v[c] = in_.v[c].data();
+      out.n[c] = g.n[c];
+      out.lo[c] = g.lo[c];
+    }
+    out.readable = in_.p[0].size();
+    out.cell_start = cells_.cell_start();
+    out.edge = 1 / g.inv_cell[0];
+    return true;
+  }
+
   std::uint64_t bench_kernel() {
     if (in_.n != s_.n) build_cells();
     const GridView<Real> g = cells_.view(in_, m_);
@@ -221,6 +242,7 @@ class GridEngine final : public EngineT<Real> {
   const std::uint32_t* slot_of_rank() const override {
     if (id_order_) return nullptr;
     if (!ranks_valid_) {
+      cells_current_ = false;  // in_.id becomes the rank map: the next step sorts again
       rank_slots_from_ids(s_.id.data(), s_.n, this->next_id_, in_.id.data(), *ex_);
       ranks_valid_ = true;
     }
@@ -231,9 +253,12 @@ class GridEngine final : public EngineT<Real> {
     // s_ is in id order now, and its size may have changed.
     id_order_ = true;
     ranks_valid_ = false;
+    cells_current_ = false;
     in_ = BoidStore<Real>();
     this->invalidate_cache();
   }
+
+  void on_def_changed() override { cells_current_ = false; }  // the radius may differ
 
  private:
   // The cluster kernels (engine.kind = "cluster") cover the standard pair rule; other pair
@@ -307,7 +332,9 @@ class GridEngine final : public EngineT<Real> {
 
   template <int D>
   void step_once() {
-    build_cells();
+    // grid_shared_cells() may have built this state's cell list already (the flock metrics).
+    if (!cells_current_) build_cells();
+    cells_current_ = false;  // s_ is rewritten below
     id_order_ = false;
     const StepContext<Real> ctx = prepare_step<Real>(
         m_, in_, steps_, def_.seed,
@@ -422,6 +449,9 @@ class GridEngine final : public EngineT<Real> {
   KindGrid<Real> special_grid_;  // kinds 1/2, slots [boid_end, n) of in_
   bool id_order_ = true;
   mutable bool ranks_valid_ = false;
+  // cells_ and in_ hold the cell list of the current s_, built ahead by grid_shared_cells(),
+  // so the next step need not build it again.
+  mutable bool cells_current_ = false;
 };
 
 template <class Real>
@@ -449,6 +479,15 @@ std::uint64_t grid_neighbour_pass(World& w) {
   if (w.precision() == Precision::f64) return grid_of<double>(w).bench_kernel();
   return grid_of<float>(w).bench_kernel();
 }
+
+template <class Real>
+bool grid_shared_cells(const World& w, SharedCells<Real>& out) {
+  // The cell list is a cache of the state: building it changes nothing a caller can observe.
+  auto* g = dynamic_cast<const GridEngine<Real>*>(&engine_of(w));
+  return g && const_cast<GridEngine<Real>*>(g)->shared_cells(out);
+}
+template bool grid_shared_cells<float>(const World&, SharedCells<float>&);
+template bool grid_shared_cells<double>(const World&, SharedCells<double>&);
 
 std::vector<std::int32_t> grid_neighbour_counts(World& w) {
   if (w.precision() == Precision::f64) return grid_of<double>(w).neighbour_counts();

@@ -30,6 +30,7 @@
 
 #include "core/engine.hpp"
 #include "core/model.hpp"
+#include "parallel/grid_engine.hpp"
 #include "parallel/metrics_cells.hpp"
 #include "parallel/metrics_pairs.hpp"
 #include "parallel/metrics_turn.hpp"
@@ -61,81 +62,117 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
   if (!engine) throw Error("metrics: the world's precision does not match its engine");
   const BoidStore<Real>& store = engine->slots();
   const std::size_t total = store.n;
-  // The kind's boids are counted (and their bounding box taken, without wrap) per block of the
-  // store's slots, then sorted straight from the store into the metrics' cell order (a stable
-  // counting sort, sequential reads). Every sum below is exact in fixed point, so no order
-  // can change a bit.
   const bool wrap = def.boundary == Boundary::wrap;
   const std::size_t gblocks = (total + kBlock - 1) / kBlock;
-  s.offset.assign(gblocks + 1, 0);
-  s.part.assign(gblocks, Partial{});
-  ex.parallel_for(gblocks, 1, [&](std::size_t b0, std::size_t b1) {
-    for (std::size_t b = b0; b < b1; ++b) {
-      std::uint32_t k = 0;
-      Partial& q = s.part[b];
-      for (std::size_t r = b * kBlock; r < std::min(total, (b + 1) * kBlock); ++r) {
-        if (store.kind[r] != kind) continue;
-        ++k;
-        for (int c = 0; c < D && !wrap; ++c) {
-          q.lo[c] = std::min(q.lo[c], double(store.p[c][r]));
-          q.hi[c] = std::max(q.hi[c], double(store.p[c][r]));
-        }
-      }
-      s.offset[b + 1] = k;
-    }
-  });
-  std::size_t n = 0;
-  double lo[3] = {kInf, kInf, kInf}, hi[3] = {-kInf, -kInf, -kInf};
-  for (std::size_t b = 0; b < gblocks; ++b) {
-    n += s.offset[b + 1];
-    for (int c = 0; c < 3; ++c) {
-      lo[c] = std::min(lo[c], s.part[b].lo[c]);
-      hi[c] = std::max(hi[c], s.part[b].hi[c]);
-    }
-  }
-  for (int c = D; c < 3; ++c) lo[c] = hi[c] = 0;
-  FlockMetrics m;
-  m.count = n;
-  if (n == 0) return m;
   const ModelParams<Real> mp = ModelParams<Real>::from_def(def);
-  const Grid g = make_grid(def, def.kinds[kind].rules.radius, n, lo, hi);
-  const std::size_t ncells = g.cells();
-  constexpr std::uint32_t kOther = std::numeric_limits<std::uint32_t>::max();  // another kind
-  s.cell.resize(total);
-  ex.parallel_for(gblocks, 1, [&](std::size_t b0, std::size_t b1) {
-    for (std::size_t r = b0 * kBlock; r < std::min(total, b1 * kBlock); ++r) {
-      int cc[3] = {0, 0, 0};
-      for (int c = 0; c < D; ++c) cc[c] = g.coord(double(store.p[c][r]), c);
-      const std::uint32_t cell = std::uint32_t(
-          (std::size_t(cc[2]) * std::size_t(g.n[1]) + std::size_t(cc[1])) * std::size_t(g.n[0]) +
-          std::size_t(cc[0]));
-      s.cell[r] = store.kind[r] == kind ? cell : kOther;
-    }
-  });
-  s.start.assign(ncells + 1, 0);
-  for (std::size_t r = 0; r < total; ++r) {
-    if (s.cell[r] != kOther) s.start[s.cell[r] + 1] += 1;
-  }
-  for (std::size_t c = 0; c < ncells; ++c) s.start[c + 1] += s.start[c];
   const KindParams<Real>& kp = mp.kind[kind];
-  const bool velocities = !kp.full_view;  // only the pair pass's view test reads them
-  for (int c = 0; c < D; ++c) {
-    s.sp[c].resize(n + kPairPad);
-    s.sv[c].resize(velocities ? n + kPairPad : 0);
-  }
-  s.sorted_cell.resize(n);
-  {
-    std::vector<std::uint32_t>& fill = s.size;  // reused as the scatter cursor
-    fill.assign(s.start.begin(), s.start.end() - 1);
-    for (std::size_t r = 0; r < total; ++r) {
-      const std::uint32_t cell = s.cell[r];
-      if (cell == kOther) continue;
-      const std::uint32_t to = fill[cell]++;
-      s.sorted_cell[to] = cell;
-      for (int c = 0; c < D; ++c) s.sp[c][to] = store.p[c][r];
-      if (!velocities) continue;
-      for (int c = 0; c < D; ++c) s.sv[c][to] = store.v[c][r];
+  FlockMetrics m;
+  Grid g;
+  std::size_t n = 0;
+  PairInput<Real> in;  // the boids in cell order, for the pair pass
+  // The metrics' own cell list, when the engine's cannot be shared (below).
+  auto own_cells = [&]() {
+    // The kind's boids are counted (and their bounding box taken, without wrap) per block of the
+    // store's slots, then sorted straight from the store into the metrics' cell order (a stable
+    // counting sort, sequential reads). Every sum below is exact in fixed point, so no order
+    // can change a bit.
+    s.offset.assign(gblocks + 1, 0);
+    s.part.assign(gblocks, Partial{});
+    ex.parallel_for(gblocks, 1, [&](std::size_t b0, std::size_t b1) {
+      for (std::size_t b = b0; b < b1; ++b) {
+        std::uint32_t k = 0;
+        Partial& q = s.part[b];
+        for (std::size_t r = b * kBlock; r < std::min(total, (b + 1) * kBlock); ++r) {
+          if (store.kind[r] != kind) continue;
+          ++k;
+          for (int c = 0; c < D && !wrap; ++c) {
+            q.lo[c] = std::min(q.lo[c], double(store.p[c][r]));
+            q.hi[c] = std::max(q.hi[c], double(store.p[c][r]));
+          }
+        }
+        s.offset[b + 1] = k;
+      }
+    });
+    n = 0;
+    double lo[3] = {kInf, kInf, kInf}, hi[3] = {-kInf, -kInf, -kInf};
+    for (std::size_t b = 0; b < gblocks; ++b) {
+      n += s.offset[b + 1];
+      for (int c = 0; c < 3; ++c) {
+        lo[c] = std::min(lo[c], s.part[b].lo[c]);
+        hi[c] = std::max(hi[c], s.part[b].hi[c]);
+      }
     }
+    for (int c = D; c < 3; ++c) lo[c] = hi[c] = 0;
+    if (n == 0) return;
+    g = make_grid(def, def.kinds[kind].rules.radius, n, lo, hi);
+    const std::size_t ncells = g.cells();
+    constexpr std::uint32_t kOther = std::numeric_limits<std::uint32_t>::max();  // another kind
+    s.cell.resize(total);
+    ex.parallel_for(gblocks, 1, [&](std::size_t b0, std::size_t b1) {
+      for (std::size_t r = b0 * kBlock; r < std::min(total, b1 * kBlock); ++r) {
+        int cc[3] = {0, 0, 0};
+        for (int c = 0; c < D; ++c) cc[c] = g.coord(double(store.p[c][r]), c);
+        const std::uint32_t cell = std::uint32_t(
+            (std::size_t(cc[2]) * std::size_t(g.n[1]) + std::size_t(cc[1])) * std::size_t(g.n[0]) +
+            std::size_t(cc[0]));
+        s.cell[r] = store.kind[r] == kind ? cell : kOther;
+      }
+    });
+    s.start.assign(ncells + 1, 0);
+    for (std::size_t r = 0; r < total; ++r) {
+      if (s.cell[r] != kOther) s.start[s.cell[r] + 1] += 1;
+    }
+    for (std::size_t c = 0; c < ncells; ++c) s.start[c + 1] += s.start[c];
+    const bool velocities = !kp.full_view;  // only the pair pass's view test reads them
+    for (int c = 0; c < D; ++c) {
+      s.sp[c].resize(n + kPairPad);
+      s.sv[c].resize(velocities ? n + kPairPad : 0);
+    }
+    {
+      std::vector<std::uint32_t>& fill = s.size;  // reused as the scatter cursor
+      fill.assign(s.start.begin(), s.start.end() - 1);
+      for (std::size_t r = 0; r < total; ++r) {
+        const std::uint32_t cell = s.cell[r];
+        if (cell == kOther) continue;
+        const std::uint32_t to = fill[cell]++;
+        for (int c = 0; c < D; ++c) s.sp[c][to] = store.p[c][r];
+        if (!velocities) continue;
+        for (int c = 0; c < D; ++c) s.sv[c][to] = store.v[c][r];
+      }
+    }
+    for (int c = 0; c < D; ++c) {
+      in.p[c] = s.sp[c].data();
+      in.v[c] = s.sv[c].data();
+    }
+    in.start = s.start.data();
+  };
+  // Kind 0 with the grid engine: its cell list of the current state is the one the next step
+  // reads (cells of edge >= the radius, searched one cell out, in cell order), so it serves
+  // the pair pass as it is and is built once for both (parallel/grid_engine.hpp).
+  SharedCells<Real> sh;
+  bool shared = kind == 0 && grid_shared_cells<Real>(world, sh);
+  if (shared) {
+    for (int a = 0; a < 3; ++a) {
+      g.n[a] = sh.n[a];
+      g.lo[a] = sh.lo[a];
+    }
+    g.edge = sh.edge * (1 - 1e-9);  // only bounds the ring search: a hair short is safe
+    g.wrap = wrap;
+    n = sh.cell_start[g.cells()];
+    shared = sh.readable >= n + kPairRead;  // the pass reads whole batches past the last boid
+  }
+  if (shared) {
+    m.count = n;
+    if (n == 0) return m;
+    for (int c = 0; c < 3; ++c) {
+      in.p[c] = sh.p[c];
+      in.v[c] = sh.v[c];
+    }
+    in.start = sh.cell_start;
+  } else {
+    own_cells();
+    m.count = n;
+    if (n == 0) return m;
   }
   const std::size_t nblocks = (n + kBlock - 1) / kBlock;
   auto blocks = [&](auto&& body) {
@@ -217,13 +254,6 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
     for (std::size_t i = i0; i < i1; ++i)
       s.parent[i].store(std::uint32_t(i), std::memory_order_relaxed);
   });
-  PairInput<Real> in;
-  for (int c = 0; c < D; ++c) {
-    in.p[c] = s.sp[c].data();
-    in.v[c] = s.sv[c].data();
-  }
-  in.start = s.start.data();
-  in.sorted_cell = s.sorted_cell.data();
   bool five = true;
   for (int a = 0; a < 3; ++a) {
     in.n[a] = g.n[a];

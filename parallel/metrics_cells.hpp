@@ -36,7 +36,7 @@ struct Scratch {
   std::vector<Real> sp[3], sv[3];   // the selected boids in cell order, kPairPad longer
   std::vector<std::size_t> offset;  // selected boids per block of slots
   std::vector<std::uint32_t> cell;  // the cell of every slot of the store (or another kind)
-  std::vector<std::uint32_t> sorted_cell, start;
+  std::vector<std::uint32_t> start;
   std::unique_ptr<std::atomic<std::uint32_t>[]> parent;
   std::size_t parent_cap = 0;
   std::vector<std::uint32_t> size;

@@ -27,20 +27,21 @@ enum class PairWrap : std::uint8_t {
   min_image,  ///< wrap with fewer cells: the per-pair minimum image
 };
 
-/// Positions and velocities arrays must be readable this many elements past the last boid
-/// (a focal group loads two registers of up to 16 lanes).
-inline constexpr std::size_t kPairPad = 32;
+/// Positions and velocities arrays must be readable kPairRead elements past the last boid: a
+/// focal group of nv boids loads its registers (R * W lanes, R = 1 for nv <= W, else 2) from
+/// its first boid, so at most W - 2 past the last one, W <= 16 (AVX-512 floats). The metrics'
+/// own arrays are kPairPad longer.
+inline constexpr std::size_t kPairRead = 16, kPairPad = 32;
 
 /// What the pair pass reads: plain data, so the per-ISA units share no inline code.
 template <class Real>
 struct PairInput {
   const Real* p[3] = {nullptr, nullptr, nullptr};  ///< cell order
   const Real* v[3] = {nullptr, nullptr, nullptr};
-  const std::uint32_t* start = nullptr;        ///< cells + 1 entries
-  const std::uint32_t* sorted_cell = nullptr;  ///< the cell of every boid, cell order
-  int n[3] = {1, 1, 1};                        ///< cells per axis (1 for the unused ones)
-  double lo[3] = {0, 0, 0};                    ///< grid origin (not wrap)
-  double edge = 1;                             ///< cubic cells of this edge, >= the radius
+  const std::uint32_t* start = nullptr;  ///< cells + 1 entries
+  int n[3] = {1, 1, 1};                  ///< cells per axis (1 for the unused ones)
+  double lo[3] = {0, 0, 0};              ///< grid origin (not wrap)
+  double edge = 1;                       ///< cubic cells of this edge, >= the radius
   PairWrap wrap = PairWrap::none;
   Real size = 0, inv_size = 0;  ///< world size and its inverse (wrap)
   Real radius2 = 0, cos_half_view = 0;

@@ -122,8 +122,14 @@ class PairPass {
   void run(std::size_t b, std::size_t e, PairSums& out) const {
     PairRun<Real> runs[kMaxPairRuns];
     int cc[3] = {0, 0, 0};
+    if (b >= e) return;
+    // The cell holding boid b (the last one starting at or before it), then cell after cell.
+    const std::size_t ncells =
+        std::size_t(in_.n[0]) * std::size_t(in_.n[1]) * std::size_t(in_.n[2]);
+    std::uint32_t cell = std::uint32_t(
+        std::upper_bound(in_.start, in_.start + ncells + 1, std::uint32_t(b)) - in_.start - 1);
     for (std::size_t ii = b; ii < e;) {
-      const std::uint32_t cell = in_.sorted_cell[ii];
+      while (in_.start[cell + 1] <= ii) ++cell;  // skip the empty cells
       decode(cell, cc);
       const int nruns = near_runs(cc, runs);
       const std::size_t cend = std::min<std::size_t>(e, in_.start[cell + 1]);

@@ -1,0 +1,126 @@
+// The flock metrics on the grid engine's own cell list (parallel/grid_engine.hpp:
+// grid_shared_cells): the row of a state builds the cell list the next step reads, and the step
+// then does not build it again. Guards: the run's states are bit for bit those of a run without
+// metrics, also when a view, a def change or a state change comes between the row and the
+// step; the metrics equal those of the same state in a naive world (the metrics' own cells);
+// and the engines whose cells are not of that shape are refused.
+#include <catch2/catch.hpp>
+
+#include "boids/metrics.hpp"
+#include "parallel/grid_engine.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using boids::Boundary;
+using boids::FlockMetrics;
+using boids::WorldDef;
+
+bool same(const FlockMetrics& a, const FlockMetrics& b) {
+  return a.count == b.count && a.moving == b.moving && a.polarization == b.polarization &&
+         a.milling == b.milling && a.mean_speed == b.mean_speed && a.mean_nnd == b.mean_nnd &&
+         a.mean_neighbours == b.mean_neighbours && a.clusters == b.clusters &&
+         a.largest_cluster == b.largest_cluster;
+}
+
+template <class Real>
+bool shares(const boids::World& w) {
+  boids::SharedCells<Real> c;
+  return boids::grid_shared_cells<Real>(w, c);
+}
+
+bool shares(const boids::World& w) {
+  return w.precision() == boids::Precision::f32 ? shares<float>(w) : shares<double>(w);
+}
+
+FlockMetrics naive_metrics(const boids::World& w) {
+  WorldDef n = w.def();
+  n.engine = boids::EngineKind::naive;
+  boids::World naive = boids::World::create(n);
+  naive.set_state(w.state());
+  return boids::MetricsCalculator(1).compute(naive);
+}
+
+WorldDef shared_def(int dims, Boundary bnd, boids::Precision prec, double view) {
+  WorldDef d = boids::default_world_def();
+  d.dims = dims;
+  d.boundary = bnd;
+  d.precision = prec;
+  d.count = 8000;
+  d.size = dims == 3 ? 90 : 500;
+  d.kinds[0].rules.view_angle = view;
+  d.engine = boids::EngineKind::grid;
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("metrics share the grid engine's cell list and leave the run's states unchanged",
+          "[metrics][parallel]") {
+  struct Case {
+    int dims;
+    Boundary bnd;
+    boids::Precision prec;
+    double view;
+  };
+  for (const Case& k : {Case{3, Boundary::wrap, boids::Precision::f32, 360},
+                        Case{2, Boundary::reflect, boids::Precision::f64, 360},
+                        Case{3, Boundary::open, boids::Precision::f32, 240}}) {
+    INFO("dims " << k.dims << " boundary " << int(k.bnd) << " view " << k.view);
+    const WorldDef d = shared_def(k.dims, k.bnd, k.prec, k.view);
+    boids::World with = boids::World::create(d);
+    boids::World without = boids::World::create(d);
+    boids::MetricsCalculator calc(2);
+    for (int round = 0; round < 8; ++round) {
+      INFO("round " << round);
+      CHECK(shares(with));  // this shape of grid is shared (and now built for the next step)
+      const FlockMetrics m = calc.compute(with);
+      CHECK(m.count == d.count);
+      CHECK(m.mean_neighbours > 0);
+      if (round % 4 == 1) {  // a view rewrites the cell order's id column: built again
+        CHECK(with.state_hash() == without.state_hash());
+        if (k.prec == boids::Precision::f32)
+          CHECK(with.positions<float>().x[0] == without.positions<float>().x[0]);
+        else
+          CHECK(with.positions<double>().x[0] == without.positions<double>().x[0]);
+      } else if (round % 4 == 2) {  // another radius: other cells
+        WorldDef e = with.def();
+        e.kinds[0].rules.radius += 1.5;
+        with.set_def(e);
+        without.set_def(e);
+      } else if (round % 4 == 3) {  // a metrics row of the same state twice, then a new state
+        CHECK(same(calc.compute(with), m));
+        CHECK(same(m, naive_metrics(with)));
+        with.set_state(with.state());
+        without.set_state(without.state());
+      }
+      with.step(1);
+      without.step(1);
+      CHECK(with.state_hash() == without.state_hash());
+    }
+    CHECK(same(calc.compute(with), naive_metrics(with)));
+  }
+}
+
+TEST_CASE("metrics build their own cells where the engine's are not shared", "[metrics]") {
+  WorldDef half = shared_def(3, Boundary::wrap, boids::Precision::f32, 360);
+  half.cells_per_radius = 2;  // half-radius cells, searched two out
+  WorldDef cluster = shared_def(3, Boundary::wrap, boids::Precision::f32, 360);
+  cluster.engine = boids::EngineKind::cluster;  // cells in cluster order
+  WorldDef naive = shared_def(3, Boundary::wrap, boids::Precision::f32, 360);
+  naive.engine = boids::EngineKind::naive;
+  for (const WorldDef& d : {half, cluster, naive}) {
+    boids::World w = boids::World::create(d);
+    if (d.engine != boids::EngineKind::naive) w.step(2);  // the naive step is O(n^2)
+    CHECK_FALSE(shares(w));
+    const FlockMetrics m = boids::MetricsCalculator(2).compute(w);
+    CHECK(m.mean_neighbours > 0);
+    CHECK(same(m, naive_metrics(w)));
+  }
+  // A grid world of that shape shares them, and its metrics are the same bits.
+  boids::World grid =
+      boids::World::create(shared_def(3, Boundary::wrap, boids::Precision::f32, 360));
+  grid.step(2);
+  CHECK(shares(grid));
+  CHECK(same(boids::MetricsCalculator(2).compute(grid), naive_metrics(grid)));
+}
