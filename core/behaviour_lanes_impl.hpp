@@ -79,6 +79,16 @@ struct BehaviourLanes {
   static void add_if(B* force, const B* term, M m) {
     for (int c = 0; c < D; ++c) force[c] = P::sel(m, force[c] + term[c], force[c]);
   }
+  // beh::arrival_speed for the W lanes of `dist`: the pack's double lanes where it has them
+  // (XsimdPacks::arrival_speeds, the same operations, so the same bits), else per lane.
+  static void arrival_speeds(const Real* dist, Real ms, Real brake_acc, Real dt, Real* out) {
+    if constexpr (requires { P::arrival_speeds(dist, ms, brake_acc, dt, out); }) {
+      P::arrival_speeds(dist, ms, brake_acc, dt, out);
+    } else {
+      for (int l = 0; l < W; ++l) out[l] = beh::arrival_speed(dist[l], ms, brake_acc, dt);
+    }
+  }
+
   // beh::arrive_to with the arrival speed per lane (double, scalar code), and Steer::arriving
   // (the first arrival of a lane lowers its speed floor) for the lanes of `m`.
   static void arrive(Real w, Real mass, Real ms, Real brake_acc, Real dt, const B* to, const B* v,
@@ -88,7 +98,7 @@ struct BehaviourLanes {
     const B dist = normalize(des, k);
     alignas(64) Real dl[W], sl[W];
     P::store(dl, dist);
-    for (int l = 0; l < W; ++l) sl[l] = beh::arrival_speed(dl[l], ms, brake_acc, dt);
+    arrival_speeds(dl, ms, brake_acc, dt, sl);
     const B speed = P::load(sl);
     const B wb = P::splat(w * mass / dt);
     B term[D];
