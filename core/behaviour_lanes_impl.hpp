@@ -7,10 +7,11 @@
 // branches (a lane not taking a branch keeps its value exactly), so a lane's result has the
 // bits of behaviour_finish() for that boid: the force starts at +0 and each term is added to
 // it in behaviour_finish's order, where the scalar code adds it. The parts that are not plain
-// arithmetic run per lane through the scalar code itself: the arrival speed (double), the
-// wander keyframes (hash and trigonometry), the leader look-up and slot, the obstacle
-// avoidance and the push-out; the keyframes' and the slots' sines are taken for the batch
-// at once (sin_cos_n, sin_cos's bits). The prey's terms are PreyLanes'
+// arithmetic run per lane through the scalar code itself: the wander keyframes (hash and
+// trigonometry), the leader look-up and slot, the obstacle avoidance and the push-out; the
+// keyframes' and the slots' sines are taken for the batch at once (sin_cos_n, sin_cos's
+// bits), and the arrival speed (double) runs in double lanes where the pack has them
+// (XsimdPacks::arrival_speeds, the same operations). The prey's terms are PreyLanes'
 // (core/prey_finish_impl.hpp) with every lane marked. Only the point-mass vehicle with mass
 // 1, without rules.noise, in the standard profile (the conditions of lanes_finish_ok).
 #pragma once
@@ -89,7 +90,7 @@ struct BehaviourLanes {
     }
   }
 
-  // beh::arrive_to with the arrival speed per lane (double, scalar code), and Steer::arriving
+  // beh::arrive_to with the arrival speed per lane (arrival_speeds), and Steer::arriving
   // (the first arrival of a lane lowers its speed floor) for the lanes of `m`.
   static void arrive(Real w, Real mass, Real ms, Real brake_acc, Real dt, const B* to, const B* v,
                      B v_len, M m, M& arriving, B& min_speed, B* force, const Ctx& k) {
