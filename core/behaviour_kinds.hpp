@@ -21,23 +21,36 @@ namespace boids::beh {
 // `id` of an even spiral (Vogel's sunflower in 2D, its layered analogue in 3D) whose slots
 // are about one separation radius apart, starting follow_distance from the leader. Returns
 // the slot's distance from the leader.
-template <class Real, int D>
-inline Real follow_slot(std::uint32_t id, Real follow_distance, Real sep_radius2, Real* out) {
+//
+// In two halves around the one sin_cos, so the behaviour lanes can take the sines of a batch
+// in SIMD lanes (sin_cos_n) between them with the same bits: follow_slot_angle gives the
+// slot's radius r (before follow_distance), its angle a and (3D) its height z.
+template <int D>
+inline void follow_slot_angle(std::uint32_t id, double sep_radius2, double& r, double& a,
+                              double& z) {
   const double k = double(id) + 0.5;
-  const double spacing = std::max(std::sqrt(double(sep_radius2)), 1.0);
+  const double spacing = std::max(std::sqrt(sep_radius2), 1.0);
   const double tau = 2.0 * 3.14159265358979323846;
-  double u[3] = {0, 0, 0}, r = 0;
   if (D == 2) {
     r = spacing / std::sqrt(3.14159265358979323846) * std::sqrt(k);
-    const double a = k * 2.39996322972865332;  // the golden angle
-    sin_cos(a, u[1], u[0]);
+    a = k * 2.39996322972865332;  // the golden angle
+    z = 0;
   } else {
     r = spacing / std::cbrt(4.0 / 3.0 * 3.14159265358979323846) * std::cbrt(k);
-    const double z = 1.0 - 2.0 * (k * 0.7548776662466927 - std::floor(k * 0.7548776662466927));
-    const double a = tau * (k * 0.5698402909980532 - std::floor(k * 0.5698402909980532));
+    z = 1.0 - 2.0 * (k * 0.7548776662466927 - std::floor(k * 0.7548776662466927));
+    a = tau * (k * 0.5698402909980532 - std::floor(k * 0.5698402909980532));
+  }
+}
+
+template <class Real, int D>
+inline Real follow_slot_finish(double r, double z, double sn, double cs, Real follow_distance,
+                               Real* out) {
+  double u[3] = {0, 0, 0};
+  if (D == 2) {
+    u[0] = cs;
+    u[1] = sn;
+  } else {
     const double rxy = std::sqrt(std::max(0.0, 1.0 - z * z));
-    double sn = 0, cs = 0;
-    sin_cos(a, sn, cs);
     u[0] = rxy * cs;
     u[1] = rxy * sn;
     u[2] = z;
@@ -45,6 +58,14 @@ inline Real follow_slot(std::uint32_t id, Real follow_distance, Real sep_radius2
   r += double(follow_distance);
   for (int c = 0; c < D; ++c) out[c] = Real(r * u[c]);
   return Real(r);
+}
+
+template <class Real, int D>
+inline Real follow_slot(std::uint32_t id, Real follow_distance, Real sep_radius2, Real* out) {
+  double r = 0, a = 0, z = 0, sn = 0, cs = 0;
+  follow_slot_angle<D>(id, double(sep_radius2), r, a, z);
+  sin_cos(a, sn, cs);
+  return follow_slot_finish<Real, D>(r, z, sn, cs, follow_distance, out);
 }
 
 // The nearest leader to p other than `id` (ties to the lower index), or leaders.size() for

@@ -7,11 +7,13 @@
 // branches (a lane not taking a branch keeps its value exactly), so a lane's result has the
 // bits of behaviour_finish() for that boid: the force starts at +0 and each term is added to
 // it in behaviour_finish's order, where the scalar code adds it. The parts that are not plain
-// arithmetic run per lane through the scalar code itself: the arrival speed (double), the
-// wander keyframes (hash and trigonometry), the leader look-up and slot, the obstacle
-// avoidance and the push-out. The prey's terms are PreyLanes' (core/prey_finish_impl.hpp)
-// with every lane marked. Only the point-mass vehicle with mass 1, without rules.noise, in
-// the standard profile (the conditions of lanes_finish_ok).
+// arithmetic run per lane through the scalar code itself: the wander keyframes (hash and
+// trigonometry), the leader look-up and slot, the obstacle avoidance and the push-out; the
+// keyframes' and the slots' sines are taken for the batch at once (sin_cos_n, sin_cos's
+// bits), and the arrival speed (double) runs in double lanes where the pack has them
+// (XsimdPacks::arrival_speeds, the same operations). The prey's terms are PreyLanes'
+// (core/prey_finish_impl.hpp) with every lane marked. Only the point-mass vehicle with mass
+// 1, without rules.noise, in the standard profile (the conditions of lanes_finish_ok).
 #pragma once
 
 #include <algorithm>
@@ -23,6 +25,7 @@
 #include "core/behaviour_avoid.hpp"
 #include "core/behaviour_kinds.hpp"
 #include "core/behaviour_math.hpp"
+#include "core/behaviour_trig_n.hpp"
 #include "core/kernels.hpp"
 #include "core/obstacles.hpp"
 #include "core/prey_finish_impl.hpp"
@@ -77,7 +80,17 @@ struct BehaviourLanes {
   static void add_if(B* force, const B* term, M m) {
     for (int c = 0; c < D; ++c) force[c] = P::sel(m, force[c] + term[c], force[c]);
   }
-  // beh::arrive_to with the arrival speed per lane (double, scalar code), and Steer::arriving
+  // beh::arrival_speed for the W lanes of `dist`: the pack's double lanes where it has them
+  // (XsimdPacks::arrival_speeds, the same operations, so the same bits), else per lane.
+  static void arrival_speeds(const Real* dist, Real ms, Real brake_acc, Real dt, Real* out) {
+    if constexpr (requires { P::arrival_speeds(dist, ms, brake_acc, dt, out); }) {
+      P::arrival_speeds(dist, ms, brake_acc, dt, out);
+    } else {
+      for (int l = 0; l < W; ++l) out[l] = beh::arrival_speed(dist[l], ms, brake_acc, dt);
+    }
+  }
+
+  // beh::arrive_to with the arrival speed per lane (arrival_speeds), and Steer::arriving
   // (the first arrival of a lane lowers its speed floor) for the lanes of `m`.
   static void arrive(Real w, Real mass, Real ms, Real brake_acc, Real dt, const B* to, const B* v,
                      B v_len, M m, M& arriving, B& min_speed, B* force, const Ctx& k) {
@@ -86,7 +99,7 @@ struct BehaviourLanes {
     const B dist = normalize(des, k);
     alignas(64) Real dl[W], sl[W];
     P::store(dl, dist);
-    for (int l = 0; l < W; ++l) sl[l] = beh::arrival_speed(dl[l], ms, brake_acc, dt);
+    arrival_speeds(dl, ms, brake_acc, dt, sl);
     const B speed = P::load(sl);
     const B wb = P::splat(w * mass / dt);
     B term[D];
@@ -145,10 +158,15 @@ struct BehaviourLanes {
       }
       fm = P::or_(fm, lt);
     }
+    // beh::follow_slot per lane, its sin_cos for the W lanes at once (sin_cos_n).
     alignas(64) Real sl[3][W], rl[W];
+    alignas(64) double r[W], a[W], z[W], sn[W], cs[W];
+    for (int l = 0; l < W; ++l)
+      beh::follow_slot_angle<D>(ids[slot[l]], double(kp.sep_radius2), r[l], a[l], z[l]);
+    beh::sin_cos_n(a, sn, cs, std::size_t(W));
     for (int l = 0; l < W; ++l) {
       Real o[3] = {0, 0, 0};
-      rl[l] = beh::follow_slot<Real, D>(ids[slot[l]], b.follow_distance, kp.sep_radius2, o);
+      rl[l] = beh::follow_slot_finish<Real, D>(r[l], z[l], sn[l], cs[l], b.follow_distance, o);
       for (int c = 0; c < D; ++c) sl[c][l] = o[c];
     }
     const B back = P::splat(b.follow_distance) + P::load(rl);
@@ -303,17 +321,33 @@ struct BehaviourLanes {
         for (int c = 0; c < D; ++c) h[c] = v[c];
         const M mv = normalize(h, k) > zero;
         h[0] = P::sel(mv, h[0], one);
-        // The keyframes per lane (the scalar code: hash and sin/cos in double).
+        // The keyframes key and key + 1 per lane: beh::wander_key's operations, with the
+        // 2W angles' sin_cos in SIMD lanes (sin_cos_n: sin_cos's bits).
         alignas(64) Real u0[3][W], u1[3][W];
         const std::uint64_t key = std::uint64_t(wander_key0);
+        alignas(64) double ang[2 * W], zs[2 * W], sn[2 * W], cs[2 * W];
         for (int l = 0; l < W; ++l) {
           const std::uint64_t stream = random_stream(ctx.seed, f.id[slot[l]], kStreamWander);
-          Real a[3] = {0, 0, 0}, c1[3] = {0, 0, 0};
-          beh::wander_key<Real, D>(stream, key, a);
-          beh::wander_key<Real, D>(stream, key + 1, c1);
-          for (int c = 0; c < D; ++c) {
-            u0[c][l] = a[c];
-            u1[c][l] = c1[c];
+          for (int j = 0; j < 2; ++j) {
+            const std::uint64_t kj = key + std::uint64_t(j);
+            ang[j * W + l] = 2.0 * 3.14159265358979323846 * random_unit_at(stream, kj * 4);
+            if constexpr (D == 3) zs[j * W + l] = 2.0 * random_unit_at(stream, kj * 4 + 1) - 1.0;
+          }
+        }
+        beh::sin_cos_n(ang, sn, cs, std::size_t(2 * W));
+        for (int j = 0; j < 2; ++j) {
+          Real(*u)[W] = j == 0 ? u0 : u1;
+          for (int l = 0; l < W; ++l) {
+            const int q = j * W + l;
+            if constexpr (D == 2) {
+              u[0][l] = Real(cs[q]);
+              u[1][l] = Real(sn[q]);
+            } else {
+              const double rxy = std::sqrt(std::max(0.0, 1.0 - zs[q] * zs[q]));
+              u[0][l] = Real(rxy * cs[q]);
+              u[1][l] = Real(rxy * sn[q]);
+              u[2][l] = Real(zs[q]);
+            }
           }
         }
         B u[D], a0[D];

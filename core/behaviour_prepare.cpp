@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/behaviour_kinds.hpp"
-#include "core/behaviour_trig.hpp"
+#include "core/kernels.hpp"
 #include "core/model.hpp"
 #include "core/prey_scan.hpp"
 
@@ -150,19 +150,33 @@ void prepare_behaviours(const ModelParams<Real>& m, const BoidStore<Real>& s,
     double sum[kKindCount][3][2] = {};
     std::size_t cnt[kKindCount] = {};
     const double L = double(m.size), tau = 2.0 * 3.14159265358979323846;
-    for (std::size_t i = 0; i < s.n; ++i) {
-      const int k = s.kind[i];
-      ++cnt[k];
-      for (int c = 0; c < D; ++c) {
-        const double x = double(s.p[c][i]);
-        if (m.boundary == Boundary::wrap) {
-          double sn = 0, cs = 0;
-          beh::sin_cos(tau * x / L, sn, cs);  // core/behaviour_trig.hpp: no libm call
-          sum[k][c][0] += cs;
-          sum[k][c][1] += sn;
-        } else {
-          sum[k][c][0] += x;
+    if (m.boundary == Boundary::wrap) {
+      // Blocks of boids: the angles, then sin_cos for the whole block in SIMD lanes
+      // (select_sin_cos_n: sin_cos's bits on every instruction set), then the sums in slot
+      // order, the additions of a boid-by-boid loop.
+      constexpr std::size_t kBlock = 512;
+      const SinCosN trig = select_sin_cos_n(dispatched_isa(true));
+      alignas(64) double ang[3][kBlock], sn[3][kBlock], cs[3][kBlock];
+      for (std::size_t i0 = 0; i0 < s.n; i0 += kBlock) {
+        const std::size_t nb = std::min(kBlock, s.n - i0);
+        for (int c = 0; c < D; ++c) {
+          for (std::size_t j = 0; j < nb; ++j) ang[c][j] = tau * double(s.p[c][i0 + j]) / L;
+          trig(ang[c], sn[c], cs[c], nb);
         }
+        for (std::size_t j = 0; j < nb; ++j) {
+          const int k = s.kind[i0 + j];
+          ++cnt[k];
+          for (int c = 0; c < D; ++c) {
+            sum[k][c][0] += cs[c][j];
+            sum[k][c][1] += sn[c][j];
+          }
+        }
+      }
+    } else {
+      for (std::size_t i = 0; i < s.n; ++i) {
+        const int k = s.kind[i];
+        ++cnt[k];
+        for (int c = 0; c < D; ++c) sum[k][c][0] += double(s.p[c][i]);
       }
     }
     for (int k = 0; k < kKindCount; ++k) {

@@ -14,6 +14,7 @@
 // compiled once).
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 
@@ -50,20 +51,15 @@ inline void sin_cos(double a, double& s, double& c) {
                      z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11))));
   const double sr = r + r * z * ps;
   const double cr = (1.0 - 0.5 * z) + z * z * pc;
-  switch (std::uint64_t(qi) & 3u) {
-    case 0:
-      s = sr, c = cr;
-      break;
-    case 1:
-      s = cr, c = -sr;
-      break;
-    case 2:
-      s = -sr, c = -cr;
-      break;
-    default:
-      s = -cr, c = sr;
-      break;
-  }
+  // The quadrant q mod 4: (s, c) = (sr, cr), (cr, -sr), (-sr, -cr), (-cr, sr). Bit masks
+  // (a select and a sign flip, both exact) rather than a switch: q is random across boids
+  // (the circular centre), and the switch's jump mispredicted on most calls.
+  const std::uint64_t quad = std::uint64_t(qi);
+  const std::uint64_t odd = std::uint64_t(0) - (quad & 1u);  // all ones when q is odd
+  const std::uint64_t sb = std::bit_cast<std::uint64_t>(sr), cb = std::bit_cast<std::uint64_t>(cr);
+  const std::uint64_t s0 = (cb & odd) | (sb & ~odd), c0 = (sb & odd) | (cb & ~odd);
+  s = std::bit_cast<double>(s0 ^ ((quad & 2u) << 62));
+  c = std::bit_cast<double>(c0 ^ (((quad + 1u) & 2u) << 62));
 }
 
 }  // namespace boids::beh

@@ -133,6 +133,8 @@ FinishRow<Real> select_finish_row(Isa isa, int dims, Boundary boundary) {
   return table_for<Real>(isa).finish[dims == 2 ? 0 : 1][int(boundary)];
 }
 
+SinCosN select_sin_cos_n(Isa isa) { return table_for<double>(isa).sin_cos_n; }
+
 template <class Real>
 void grow_scratch(KernelScratch<Real>& scratch, std::size_t reals, std::size_t indices) {
   if (scratch.buf.size() < reals) scratch.buf.resize(reals);

@@ -206,11 +206,19 @@ using FinishRow = void (*)(const FinishView<Real>& f, std::uint32_t first, std::
 template <class Real>
 FinishRow<Real> select_finish_row(Isa isa, int dims, Boundary boundary);
 
+/// beh::sin_cos of a[0 .. n) into s and c (core/behaviour_trig_n.hpp): the same bits on
+/// every instruction set.
+using SinCosN = void (*)(const double* a, double* s, double* c, std::size_t n);
+
+/// sin_cos_n compiled for an instruction set (capped as select_row_kernel's).
+SinCosN select_sin_cos_n(Isa isa);
+
 // Per-ISA tables, defined in kernels_<isa>.cpp.
 template <class Real>
 struct KernelTable {
   RowKernel<Real> row[2][3][2] = {};  ///< [dims - 2][wrap mode][full view]
   FinishRow<Real> finish[2][3] = {};  ///< [dims - 2][boundary]; empty for scalar
+  SinCosN sin_cos_n = nullptr;
 };
 void kernel_table_scalar(KernelTable<float>& f, KernelTable<double>& d);
 void kernel_table_sse42(KernelTable<float>& f, KernelTable<double>& d);

@@ -10,10 +10,12 @@
 // lanes).
 #pragma once
 
+#include <algorithm>
 #include <limits>
 
 #include <cstdint>
 
+#include "core/behaviour_trig_n.hpp"
 #include "core/kernels.hpp"
 #include "core/kernels_finish_impl.hpp"
 
@@ -52,6 +54,14 @@ struct Kernel {
   // offset lexicographically, as accumulate_pair), so it is the same whatever lane or order a
   // candidate comes in: one register set serves all U registers of a batch, and the lanes are
   // combined in any order (nearest()).
+  //
+  // Only neighbours nearer than closest_min_distance are tracked: the threshold rule acts on
+  // the closest neighbour only when it is that near (behaviour_finish), and the minimum over
+  // them is the minimum over all when it is below the bound, so the result is the one the rule
+  // reads. Those pairs are rare (about (2 / 9)^3 of the neighbours by default), so the tracker
+  // runs in the branch that separation's rare pairs already take, and costs the common pair
+  // nothing; tracking every neighbour (4 blends, 2 compares and a branch per register) made
+  // the threshold rules' kernel 1.4x the plain one.
   struct Near {
     B d2;
     B d[D];
@@ -59,7 +69,8 @@ struct Kernel {
 
   // Candidates [lo, hi) of the row's buffer, candidate k into lane (k - lo) mod V, skipping
   // slot `self`. Loads are unaligned: one masked tail per boid costs less than aligning the
-  // start (a second partial batch). Full: no view cone. TN: also track the closest neighbour.
+  // start (a second partial batch). Full: no view cone. TN: also track the closest neighbour
+  // nearer than closest_min_distance (Near).
   template <bool Full, bool TN>
   static inline void run(const GridView<Real>& g, const Boid& me, const Real* const* bp,
                          const Real* const* bv, std::uint32_t lo, std::uint32_t hi,
@@ -71,6 +82,10 @@ struct Kernel {
     const B zero = P::splat(Real(0));
     const B one = P::splat(Real(1));
     const bool linear = g.kp.sep_linear;  // the abm profile: -d instead of -d / |d|^2
+    // TN: the tracker's bound (closest_min_distance^2) and the rare pairs' (the larger of it
+    // and r_s^2).
+    [[maybe_unused]] const B cm2 = P::splat(g.kp.beh.closest_min2);
+    [[maybe_unused]] const B rt2 = P::splat(std::max(g.kp.sep_radius2, g.kp.beh.closest_min2));
     for (std::uint32_t j = lo; j < hi; j += V) {
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC unroll 16
@@ -96,30 +111,40 @@ struct Kernel {
         if (hi - o < std::uint32_t(W)) m = P::and_(m, P::lane_lt(int(hi - o)));
         if (self - o < std::uint32_t(W)) m = P::and_(m, P::lane_ne(int(self - o)));
         a.k[u] = P::count_if(a.k[u], m);
-        if constexpr (TN) {
-          M take = P::and_(m, d2 < nr.d2);
-          const M tie = P::and_(m, d2 == nr.d2);
-          if (P::any(tie)) {  // equal d2: the lexicographically smaller offset (rare)
-            M lt = d[D - 1] < nr.d[D - 1];
-            for (int c = D - 2; c >= 0; --c)
-              lt = P::or_(d[c] < nr.d[c], P::and_(d[c] == nr.d[c], lt));
-            take = P::or_(take, P::and_(tie, lt));
-          }
-          nr.d2 = P::sel(take, d2, nr.d2);
-          for (int c = 0; c < D; ++c) nr.d[c] = P::sel(take, d[c], nr.d[c]);
-        }
         for (int c = 0; c < D; ++c) {
           a.d[c][u] = P::add_if(a.d[c][u], m, d[c]);
           a.v[c][u] = P::add_if(a.v[c][u], m, P::loadu(bv[c] + o));
         }
-        // d2 below the smallest normal counts as coincident (accumulate_pair).
-        const M ms =
-            P::and_(m, P::and_(d2 >= P::splat(std::numeric_limits<Real>::min()), d2 < rs2));
-        // Rare (r_s is well inside r), but with 16 lanes a batch still holds a separation
-        // pair often enough that the branch mispredicts: there, always do the masked update.
-        if (W == 16 || P::any(ms)) {
-          const B inv = linear ? one : one / d2;
-          for (int c = 0; c < D; ++c) a.s[c][u] = P::sub_if(a.s[c][u], ms, d[c] * inv);
+        if constexpr (!TN) {
+          // d2 below the smallest normal counts as coincident (accumulate_pair).
+          const M ms =
+              P::and_(m, P::and_(d2 >= P::splat(std::numeric_limits<Real>::min()), d2 < rs2));
+          // Rare (r_s is well inside r), but with 16 lanes a batch still holds a separation
+          // pair often enough that the branch mispredicts: there, always do the masked update.
+          if (W == 16 || P::any(ms)) {
+            const B inv = linear ? one : one / d2;
+            for (int c = 0; c < D; ++c) a.s[c][u] = P::sub_if(a.s[c][u], ms, d[c] * inv);
+          }
+        } else {
+          // The rare pairs: separation's (d2 < r_s^2) and the tracker's (d2 < rt2 below).
+          const M rare = P::and_(m, d2 < rt2);
+          if (W == 16 || P::any(rare)) {
+            const M ms =
+                P::and_(rare, P::and_(d2 >= P::splat(std::numeric_limits<Real>::min()), d2 < rs2));
+            const B inv = linear ? one : one / d2;
+            for (int c = 0; c < D; ++c) a.s[c][u] = P::sub_if(a.s[c][u], ms, d[c] * inv);
+            const M close = P::and_(rare, d2 < cm2);
+            M take = P::and_(close, d2 < nr.d2);
+            const M tie = P::and_(close, d2 == nr.d2);
+            if (P::any(tie)) {  // equal d2: the lexicographically smaller offset (rare)
+              M lt = d[D - 1] < nr.d[D - 1];
+              for (int c = D - 2; c >= 0; --c)
+                lt = P::or_(d[c] < nr.d[c], P::and_(d[c] == nr.d[c], lt));
+              take = P::or_(take, P::and_(tie, lt));
+            }
+            nr.d2 = P::sel(take, d2, nr.d2);
+            for (int c = 0; c < D; ++c) nr.d[c] = P::sel(take, d[c], nr.d[c]);
+          }
         }
       }
     }
@@ -343,7 +368,9 @@ struct Kernel {
           run<false, true>(g, me, bp, bv, lo, hi, self, a, closest);
         FlockSums<Real>& s = out[i - row_first];
         s = FlockSums<Real>{};  // the buffer is reused: fields we do not sum keep defaults
-        if (track) nearest(closest, s);
+        // Most boids have no neighbour within the tracker's bound: nothing to combine.
+        if (track && P::any(closest.d2 < P::splat(std::numeric_limits<Real>::infinity())))
+          nearest(closest, s);
         Real r[Q];
         s.k = std::int32_t(reduce(a, r));  // at most the row's candidates: fits
         for (int c = 0; c < D; ++c) {
@@ -357,9 +384,15 @@ struct Kernel {
   }
 };
 
+// beh::sin_cos_n as this unit compiles it.
+inline void sin_cos_block(const double* a, double* s, double* c, std::size_t n) {
+  beh::sin_cos_n(a, s, c, n);
+}
+
 /// Fills one precision's table with the instantiations for pack family PF.
 template <template <class> class PF, class Real>
 void fill_table(KernelTable<Real>& t) {
+  t.sin_cos_n = &sin_cos_block;
   auto put = [&]<int D, WrapMode WM>() {
     t.row[D - 2][int(WM)][0] = &Kernel<PF<Real>, Real, D, WM, false>::row;
     t.row[D - 2][int(WM)][1] = &Kernel<PF<Real>, Real, D, WM, true>::row;

@@ -4,6 +4,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -55,6 +56,34 @@ struct XsimdPacks {
       return xsimd::select(m, a - x, a);
     }
     static bool any(M m) { return xsimd::any(m); }
+    // beh::arrival_speed (core/behaviour_math.hpp) for W lanes, in double lanes: its double
+    // operations in its order (sqrt, floor and the divisions correctly rounded; std::clamp's
+    // and std::min's comparisons as selects), the last min in Real per lane, so every lane
+    // has its bits. For the behaviour lanes' arrival terms.
+    static void arrival_speeds(const Real* dist, Real ms, Real brake_acc, Real dt, Real* out) {
+      using BD = xsimd::batch<double, Arch>;
+      constexpr int N = int(BD::size);
+      static_assert(W % N == 0, "the double lanes must tile the pack's lanes");
+      const double u = double(brake_acc) * double(dt);
+      alignas(64) double dd[W], bk[W];
+      for (int l = 0; l < W; ++l) dd[l] = double(dist[l]);
+      for (int l = 0; l < W; l += N) {
+        const BD sd = BD::load_aligned(dd + l) / BD(double(dt));
+        BD brake = sd;
+        if (u > 0) {
+          const BD ub(u), one(1.0), two(2.0), zero(0.0);
+          const BD n = xsimd::floor((xsimd::sqrt(one + BD(8.0) * sd / ub) - one) / two);
+          const BD x = (sd - ub * n * (n + one) / two) / (n + one);
+          // std::clamp(x, 0, u): x < 0 ? 0 : (u < x ? u : x).
+          const BD r = xsimd::select(x < zero, zero, xsimd::select(ub < x, ub, x));
+          // std::min(n u + r, sd): sd < n u + r ? sd : n u + r.
+          const BD t = n * ub + r;
+          brake = xsimd::select(sd < t, sd, t);
+        }
+        brake.store_aligned(bk + l);
+      }
+      for (int l = 0; l < W; ++l) out[l] = std::min(ms, Real(bk[l]));
+    }
     static M and_(M a, M b) { return a && b; }
     static M or_(M a, M b) { return a || b; }
     static B sqrt(B a) { return xsimd::sqrt(a); }

@@ -8,10 +8,12 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
 #include "boids/world.hpp"
+#include "core/behaviour_trig.hpp"
 #include "core/kernels.hpp"
 #include "core/kind_grid.hpp"
 #include "core/model.hpp"
@@ -203,9 +205,12 @@ namespace {
 // (accumulate_pair per candidate) on one grid: counts and the closest neighbour exactly. A
 // reflecting world, so both compute the offset as p_j - p_i (no image shift) and the sums'
 // rounding is the only difference; half the boids sit on an integer lattice, so many
-// candidates tie in d2 and the lexicographic tie-break is exercised.
+// candidates tie in d2 and the lexicographic tie-break is exercised. The row kernels track
+// only neighbours nearer than closest_min_distance (`bound`: below and above the separation
+// radius 3, so the tracker's bound or the separation's decides the rare branch): the generic
+// kernel's closest where it is nearer, +inf and a zero offset elsewhere.
 template <class Real, int D>
-void check_nearest(double view_angle, std::uint64_t seed) {
+void check_nearest(double view_angle, double bound, std::uint64_t seed) {
   using namespace boids;
   WorldDef d = default_world_def();
   d.dims = D;
@@ -213,6 +218,7 @@ void check_nearest(double view_angle, std::uint64_t seed) {
   d.size = 30;
   d.kinds[0].rules.view_angle = view_angle;
   d.kinds[0].behaviour.closest_separation = 1;
+  d.kinds[0].behaviour.closest_min_distance = bound;
   const ModelParams<Real> m = ModelParams<Real>::from_def(d);
   REQUIRE(m.kind[0].track_nearest);
   REQUIRE(row_simd_pair_rule(m.kind[0]));
@@ -243,9 +249,20 @@ void check_nearest(double view_angle, std::uint64_t seed) {
   std::vector<FlockSums<Real>> ref(n), got(n);
   for (std::uint32_t r = 0; r < g.nrows(); ++r)
     generic_row_sums<Real, D>(g, r, ref.data() + g.row_start(r), scratch);
-  std::size_t tracked = 0;
-  for (const FlockSums<Real>& s : ref) tracked += s.near_d2 < Real(1e30);
-  REQUIRE(tracked > n / 2);
+  // The generic kernel's closest neighbour where it is within the bound.
+  const Real bound2 = m.kind[0].beh.closest_min2;
+  std::size_t tracked = 0, beyond = 0;
+  for (FlockSums<Real>& s : ref) {
+    if (s.near_d2 < bound2) {
+      ++tracked;
+    } else {
+      beyond += s.near_d2 < Real(1e30);
+      s.near_d2 = std::numeric_limits<Real>::infinity();
+      for (Real& x : s.near_d) x = 0;
+    }
+  }
+  REQUIRE(tracked > n / 10);
+  if (bound < 2) REQUIRE(beyond > n / 40);  // some left out: the +inf case is checked
   for (Isa isa : test::testable_isas()) {
     const RowKernel<Real> kernel = select_row_kernel<Real>(isa, D, g.wrap, g.kp.full_view);
     for (std::uint32_t r = 0; r < g.nrows(); ++r)
@@ -254,7 +271,7 @@ void check_nearest(double view_angle, std::uint64_t seed) {
       INFO(isa_name(isa) << " " << D << "D double " << (sizeof(Real) == 8) << " view " << view_angle
                          << " slot " << i);
       REQUIRE(got[i].k == ref[i].k);
-      REQUIRE(got[i].near_d2 == ref[i].near_d2);
+      REQUIRE(got[i].near_d2 == ref[i].near_d2);  // +inf beyond the bound
       for (int c = 0; c < D; ++c) REQUIRE(got[i].near_d[c] == ref[i].near_d[c]);
     }
   }
@@ -265,10 +282,48 @@ void check_nearest(double view_angle, std::uint64_t seed) {
 TEST_CASE("row kernels track the closest neighbour exactly as accumulate_pair",
           "[fastpath][grid]") {
   for (double view : {360.0, 250.0}) {
-    check_nearest<float, 2>(view, 1);
-    check_nearest<float, 3>(view, 2);
-    check_nearest<double, 2>(view, 3);
-    check_nearest<double, 3>(view, 4);
+    for (double bound : {1.0, 4.0}) {
+      check_nearest<float, 2>(view, bound, 1);
+      check_nearest<float, 3>(view, bound, 2);
+      check_nearest<double, 2>(view, bound, 3);
+      check_nearest<double, 3>(view, bound, 4);
+    }
+  }
+}
+
+TEST_CASE("sin_cos_n gives sin_cos's bits on every instruction set", "[fastpath][behaviours]") {
+  using namespace boids;
+  // Random angles of the circular centre's range and far beyond it (the scalar fallback past
+  // |q| = 2^20), both signs, the quadrant boundaries, zeros, NaN and infinities; an odd count,
+  // so the scalar tail after the last full vector runs too.
+  std::mt19937_64 gen(17);
+  std::uniform_real_distribution<double> near(-7.0, 7.0), far(-4e6, 4e6);
+  std::vector<double> a = {0.0,
+                           -0.0,
+                           std::nan(""),
+                           std::numeric_limits<double>::infinity(),
+                           -std::numeric_limits<double>::infinity(),
+                           1e-300,
+                           -1e-300};
+  for (int q = -9; q <= 9; ++q) {
+    a.push_back(q * 1.5707963267948966);
+    a.push_back(q * 0.7853981633974483);  // the ties of the nearest quadrant
+  }
+  for (int k = 0; k < 20000; ++k) a.push_back(k % 5 == 0 ? far(gen) : near(gen));
+  if (a.size() % 2 == 0) a.push_back(1.0);
+  REQUIRE(a.size() % 2 == 1);
+  for (Isa isa : test::testable_isas()) {
+    const SinCosN fn = select_sin_cos_n(isa);
+    REQUIRE(fn != nullptr);
+    std::vector<double> s(a.size(), 9.0), c(a.size(), 9.0);
+    fn(a.data(), s.data(), c.data(), a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      double se = 0, ce = 0;
+      beh::sin_cos(a[i], se, ce);
+      INFO(isa_name(isa) << " a = " << a[i]);
+      REQUIRE(std::memcmp(&s[i], &se, sizeof se) == 0);
+      REQUIRE(std::memcmp(&c[i], &ce, sizeof ce) == 0);
+    }
   }
 }
 
