@@ -55,7 +55,7 @@ if [[ ${BOIDS_SKIP_FUZZ:-0} != 1 ]]; then
     for t in "${targets[@]}"; do
       # New inputs go to build/fuzz/corpus; the committed corpus is read-only seed input.
       mkdir -p "build/fuzz/corpus/$t"
-      "build/fuzz/tests/fuzz/fuzz_$t" -max_total_time="${BOIDS_FUZZ_SECONDS:-12}" -timeout=10 \
+      "build/fuzz/tests/fuzz/fuzz_$t" -max_total_time="${BOIDS_FUZZ_SECONDS:-8}" -timeout=10 \
         -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="build/fuzz/$t-" \
         "build/fuzz/corpus/$t" "tests/fuzz/corpus/$t"
     done
