@@ -12,9 +12,9 @@
 // smallest of the union (a boid's k + 1 nearest are among its lanes' k + 1 nearest), sorted by
 // log2(S) half-cleaners; keys are distinct within a boid (their low bits are the candidate's
 // index), so nothing is lost. pair_finish then applies lane_cell's exactness rule, id sort
-// and sums on 4 lanes (VEX-encoded SSE), reading the selected candidates' d, slot and v_j by
-// gathers instead of staging them for sum_staged: the same operations on the same operands,
-// so the same bits.
+// and sums on 4 lanes (VEX-encoded SSE), reading the selected candidates' d, slot and v_j lane by
+// lane (scalar loads: faster here than AVX2's gathers) instead of staging them for sum_staged: the
+// same operations on the same operands, so the same bits.
 #pragma once
 
 #if defined(__AVX2__)
@@ -32,7 +32,7 @@ namespace {
 // every lane's t-th smallest key (boid g0 + l in lane l < lanes, positions lp). The settled
 // lanes' k nearest are sorted by id across the lanes (odd-even transposition on the id bit
 // patterns) and summed in that order as sum_staged sums them (the same operations on the same
-// d, v_j), their offsets, slots and velocities read by gathers; the others get k = -1.
+// d, v_j), their offsets, slots and velocities read lane by lane; the others get k = -1.
 template <int D, WrapMode WM, int S>
 std::uint32_t pair_finish(const GatherInput<float>& in, const LaneCell<float>& c, int k,
                           const KindParams<float>& kp, std::uint32_t g0, int lanes,
@@ -57,7 +57,10 @@ std::uint32_t pair_finish(const GatherInput<float>& in, const LaneCell<float>& c
   __m128i qv[S];
   for (int t = 0; t < k; ++t) {
     qv[t] = _mm_add_epi32(_mm_and_si128(_mm_castps_si128(kv[t]), idx), base);
-    const __m128i id = _mm_i32gather_epi32(reinterpret_cast<const int*>(c.id), qv[t], 4);
+    alignas(16) std::uint32_t qa[4];
+    _mm_store_si128(reinterpret_cast<__m128i*>(qa), qv[t]);
+    const __m128i id =
+        _mm_setr_epi32(int(c.id[qa[0]]), int(c.id[qa[1]]), int(c.id[qa[2]]), int(c.id[qa[3]]));
     const __m128i in_n = _mm_cmpgt_epi32(n, _mm_set1_epi32(t));
     // id >= kIdLimit (unsigned) at a place within the count: not settled.
     bad =
@@ -95,17 +98,28 @@ std::uint32_t pair_finish(const GatherInput<float>& in, const LaneCell<float>& c
   }
   for (int t = 0; t < tmax; ++t) {
     const __m128 valid = _mm_cmplt_ps(_mm_set1_ps(float(t)), cn);
-    const __m128i j = _mm_i32gather_epi32(reinterpret_cast<const int*>(c.cslot), qv[t], 4);
+    alignas(16) std::uint32_t qa[4];
+    _mm_store_si128(reinterpret_cast<__m128i*>(qa), qv[t]);
+    const std::uint32_t j0 = c.cslot[qa[0]], j1 = c.cslot[qa[1]], j2 = c.cslot[qa[2]],
+                        j3 = c.cslot[qa[3]];
+    auto cand = [&](int a) {
+      const float* b = c.cp[a];
+      return _mm_setr_ps(b[qa[0]], b[qa[1]], b[qa[2]], b[qa[3]]);
+    };
+    auto vel = [&](int a) {
+      const float* b = in.v[a];
+      return _mm_setr_ps(b[j0], b[j1], b[j2], b[j3]);
+    };
     __m128 d[3], vj[3];
     for (int a = 0; a < D; ++a) {
-      __m128 x = _mm_sub_ps(_mm_i32gather_ps(c.cp[a], qv[t], 4), pi[a]);
+      __m128 x = _mm_sub_ps(cand(a), pi[a]);
       if constexpr (WM == WrapMode::min_image) {
         const __m128 tt = _mm_mul_ps(x, inv);
         x = _mm_add_ps(_mm_sub_ps(x, _mm_and_ps(_mm_cmpgt_ps(tt, half), size)),
                        _mm_and_ps(_mm_cmplt_ps(tt, mhalf), size));
       }
       d[a] = x;
-      vj[a] = _mm_i32gather_ps(in.v[a], j, 4);
+      vj[a] = vel(a);
     }
     __m128 dist2 = _mm_mul_ps(d[0], d[0]);
     for (int a = 1; a < D; ++a) dist2 = _mm_add_ps(dist2, _mm_mul_ps(d[a], d[a]));
@@ -161,6 +175,7 @@ std::uint32_t lane_pair_cell(const GatherInput<float>& in, const LaneCell<float>
   const __m256i parity = _mm256_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1);
   const __m256i boid_of = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
   const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+  const __m256i two_v = _mm256_set1_epi32(2);
   const std::uint32_t range = c.end - c.begin;
   const __m256i endv = _mm256_set1_epi32(int(range));
   std::uint32_t unsettled = 0;
@@ -195,7 +210,8 @@ std::uint32_t lane_pair_cell(const GatherInput<float>& in, const LaneCell<float>
     const __m256i self = _mm256_add_epi32(_mm256_set1_epi32(int(c.self0 + g0 - c.begin)), boid_of);
     alignas(32) float kept[(kLaneMaxRange / 2 + 1) * 8];
     std::uint32_t nk = 0;
-    for (std::uint32_t q = 0; q < range; q += 2) {
+    __m256i rel = parity;  // each lane's candidate, by its index in the range
+    for (std::uint32_t q = 0; q < range; q += 2, rel = _mm256_add_epi32(rel, two_v)) {
       B d[D];
       for (int a = 0; a < D; ++a) {
         // Candidates q and q + 1 (readable past the range's end: LaneCell, GatherSource).
@@ -216,7 +232,6 @@ std::uint32_t lane_pair_cell(const GatherInput<float>& in, const LaneCell<float>
         for (int a = 1; a < D; ++a) dot = dot + d[a] * vv[a];
         m = m && (no_cone || dot >= xsimd::sqrt(d2) * vlen * cosv);
       }
-      const __m256i rel = _mm256_add_epi32(_mm256_set1_epi32(int(q)), parity);
       const __m256i ok =
           _mm256_andnot_si256(_mm256_cmpeq_epi32(rel, self), _mm256_cmpgt_epi32(endv, rel));
       m = m && M(_mm256_castsi256_ps(ok));
