@@ -113,7 +113,7 @@ std::uint32_t pair_finish(const GatherInput<float>& in, const LaneCell<float>& c
     __m128 d[3], vj[3];
     for (int a = 0; a < D; ++a) {
       __m128 x = _mm_sub_ps(cand(a), pi[a]);
-      if constexpr (WM == WrapMode::min_image) {
+      if (WM == WrapMode::min_image && c.wrap_axis[a]) {
         const __m128 tt = _mm_mul_ps(x, inv);
         x = _mm_add_ps(_mm_sub_ps(x, _mm_and_ps(_mm_cmpgt_ps(tt, half), size)),
                        _mm_and_ps(_mm_cmplt_ps(tt, mhalf), size));
@@ -218,7 +218,7 @@ std::uint32_t lane_pair_cell(const GatherInput<float>& in, const LaneCell<float>
         double two;
         std::memcpy(&two, c.cp[a] + c.begin + q, sizeof two);
         B x = B(_mm256_castpd_ps(_mm256_set1_pd(two))) - pi[a];
-        if constexpr (WM == WrapMode::min_image) {
+        if (WM == WrapMode::min_image && c.wrap_axis[a]) {
           const B t = x * inv;
           x = (x - xsimd::select(t > half, size, zero)) + xsimd::select(t < -half, size, zero);
         }
