@@ -110,6 +110,10 @@ struct LaneCell {
   const std::uint32_t* bslot = nullptr;
   const Real* r2 = nullptr;
   std::uint32_t begin = 0, end = 0, self0 = 0, first = 0, count = 0;
+  /// The minimum-image flavour's axes (read by the float AVX2 kernel only): false where the
+  /// cell's stencil crosses no seam of a shift grid, so the plain d is every visible
+  /// candidate's minimum image there (list_step.cpp).
+  bool wrap_axis[3] = {true, true, true};
 };
 
 /// Candidates a lane kernel's range may hold (a candidate's index is kept in a key's low bits).

@@ -273,17 +273,25 @@ void sum_staged(const SumStage<Real>& s, std::uint32_t count, const KindParams<R
 }  // namespace boids::list_detail
 
 #include "parallel/list_lanes_impl.hpp"
+#include "parallel/list_lanes_pair_impl.hpp"
 
 namespace boids::list_detail {
 namespace {
 
 template <template <class> class Pk, class Real>
 void fill_gather_table(GatherTable<Real>& t) {
-  // The lane kernel's lanes are a cell's boids, about 4 at the radius's cells: it pays where a
-  // pack has at most 4 lanes (measured: double on AVX2 and float on SSE4.2 about 30 % faster
-  // than the gather); with 8 float lanes on AVX2 half are empty, and the 8-wide gather is as
-  // fast (docs/bench.md), so there the gather runs alone.
-  if constexpr (Pk<Real>::W <= 4) fill_lane_table<Pk, Real>(t);
+  // The lane kernel's lanes are a cell's boids, about 4 at the radius's cells: one boid per
+  // lane pays where a pack has at most 4 lanes (measured: double on AVX2 and float on SSE4.2
+  // about 30 % faster than the gather); 8 float lanes on AVX2 take 4 boids x 2 candidates
+  // (parallel/list_lanes_pair_impl.hpp). Wider packs (AVX-512) keep the gather alone.
+  if constexpr (Pk<Real>::W <= 4) {
+    fill_lane_table<Pk, Real>(t);
+  }
+#if defined(__AVX2__)
+  else if constexpr (sizeof(Real) == 4 && Pk<Real>::W == 8) {
+    fill_lane_pair_table(t);
+  }
+#endif
   t.sum[0] = &sum_staged<Pk<Real>, Real, 2>;
   t.sum[1] = &sum_staged<Pk<Real>, Real, 3>;
   t.order[0] = &order_small<Real, 8>;

@@ -139,11 +139,12 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
       if (lane_fn) direct.assign(row_last - row_first, 0);
       const bool copied = rc.build(g, wrap_copy ? WrapMode::min_image : mode, std::uint32_t(row), D,
                                    lane_fn ? in.id.data() : nullptr, std::uint32_t(in.id.size()));
-      bool row_seam = false;
+      bool row_seam = false, y_seam = false, z_seam = false;
       if (wrap_copy) {
         const int y = int(row % std::size_t(g.n[1])), z = int(row / std::size_t(g.n[1]));
-        row_seam = y < g.reach[1] || y >= g.n[1] - g.reach[1] || z < g.reach[2] ||
-                   z >= g.n[2] - g.reach[2];
+        y_seam = y < g.reach[1] || y >= g.n[1] - g.reach[1];
+        z_seam = z < g.reach[2] || z >= g.n[2] - g.reach[2];
+        row_seam = y_seam || z_seam;
       }
       for (int x = 0; x < g.n[0]; ++x) {
         const std::uint32_t cell = c0 + std::uint32_t(x);
@@ -166,7 +167,8 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
           for (int r = 0; r < nr; ++r) total += runs[r].end - runs[r].begin;
         }
         // A wrapped copy's cell whose stencil crosses a seam: the per-pair minimum image.
-        const bool seam = wrap_copy && (row_seam || x < rc.rx || x >= g.n[0] - rc.rx);
+        const bool x_seam = x < rc.rx || x >= g.n[0] - rc.rx;
+        const bool seam = wrap_copy && (row_seam || x_seam);
         if (lane_fn && src.slot && total <= list_detail::kLaneMaxRange) {
           list_detail::LaneCell<Real> lc;
           for (int c = 0; c < D; ++c) lc.cp[c] = src.p[c];
@@ -177,6 +179,11 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
           lc.self0 = rc.own_at[std::size_t(x + rc.rx)];
           lc.first = first;
           lc.count = last - first;
+          if (seam) {  // a shift grid: only the axes whose seam the stencil crosses
+            lc.wrap_axis[0] = x_seam;
+            lc.wrap_axis[1] = y_seam;
+            lc.wrap_axis[2] = z_seam;
+          }
           lane_out.resize(lc.count);
           const std::uint32_t bad =
               (seam ? lane_wrap_fn : lane_fn)(gin, lc, m.list.topo_k, kp_seen, lane_out.data());

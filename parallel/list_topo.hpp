@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -109,6 +110,9 @@ struct RowCopy {
     if (ids && id.size() < stride) id.resize(stride);  // ids[0 .. id_end): the store's ids
     col_start.resize(std::size_t(ncol) + 1);
     own_at.resize(std::size_t(ncol));
+    Real* pc[3] = {nullptr, nullptr, nullptr};
+    for (int c = 0; c < dims; ++c) pc[c] = p.data() + std::size_t(c) * stride;
+    std::uint32_t* sl = slot.data();
     std::uint32_t k = 0;
     for (int cx = 0; cx < ncol; ++cx) {
       col_start[std::size_t(cx)] = k;
@@ -117,23 +121,27 @@ struct RowCopy {
       if (x < 0) continue;
       for (int r = 0; r < nr; ++r) {
         const std::uint32_t b = g.cell_start[base[r] + std::uint32_t(x)];
-        const std::uint32_t e = g.cell_start[base[r] + std::uint32_t(x) + 1];
+        const std::uint32_t len = g.cell_start[base[r] + std::uint32_t(x) + 1] - b;
         if (own[r]) own_at[std::size_t(cx)] = k;
-        // Whole blocks of 4: up to 3 slots past the segment are read (the store's padding)
-        // and written (the next segment's start, or the slack).
-        for (std::uint32_t j = 0; j < e - b; j += 4) {
-          for (int c = 0; c < dims; ++c) {
-            Real* dst = p.data() + std::size_t(c) * stride + k + j;
-            const Real* from = g.p[c] + b + j;
-            for (int t = 0; t < 4; ++t) dst[t] = from[t];
-          }
-          for (std::uint32_t t = 0; t < 4; ++t) slot[k + j + t] = b + j + t;
-          if (ids) {  // the id column has no padding past its last slot: no read past it
-            const std::uint32_t w = b + j + 4 <= id_end ? 4 : id_end - (b + j);
-            for (std::uint32_t t = 0; t < w; ++t) id[k + j + t] = ids[b + j + t];
+        // Whole blocks of 4 (one 4-element move each): up to 3 slots past the segment are
+        // read (the store's padding) and written (the next segment's start, or the slack).
+        for (int c = 0; c < dims; ++c) {
+          const Real* from = g.p[c] + b;
+          for (std::uint32_t j = 0; j < len; j += 4)
+            std::memcpy(pc[c] + k + j, from + j, 4 * sizeof(Real));
+        }
+        for (std::uint32_t j = 0; j < len; j += 4)
+          for (std::uint32_t t = 0; t < 4; ++t) sl[k + j + t] = b + j + t;
+        if (ids) {  // the id column has no padding past its last slot: no read past it
+          for (std::uint32_t j = 0; j < len; j += 4) {
+            if (b + j + 4 <= id_end) {
+              std::memcpy(id.data() + k + j, ids + b + j, 4 * sizeof(std::uint32_t));
+            } else {
+              for (std::uint32_t t = 0; t < id_end - (b + j); ++t) id[k + j + t] = ids[b + j + t];
+            }
           }
         }
-        k += e - b;
+        k += len;
       }
     }
     col_start[std::size_t(ncol)] = k;

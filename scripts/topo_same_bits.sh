@@ -33,6 +33,11 @@ cases=(
   "2d-wrap-float-k15-r6|--set world.dims=2 --set boids.count=3000 --set world.size=120 $T --set rules.topological_k=15 --set rules.radius=6"
   "3d-reflect-k7-r4|--set boids.count=3000 --set world.size=46.4 --set world.boundary=reflect $T --set rules.radius=4"
   "3d-open-double-k5-r4|--set boids.count=3000 --set world.size=46.4 --set world.boundary=open --set engine.precision=double $T --set rules.topological_k=5 --set rules.radius=4"
+  # Float on AVX2's pair lane kernel (4 boids x 2 candidates): a view cone, the minimum image
+  # everywhere (a wrapped box too small for image shifts), an open 2D box.
+  "3d-wrap-float-k12-r45-cone|--set boids.count=3000 --set world.size=46.4 $T --set rules.topological_k=12 --set rules.radius=4.5 --set rules.view_angle=280"
+  "3d-wrap-small-float-k3-r25|--set boids.count=400 --set world.size=12 $T --set rules.topological_k=3 --set rules.radius=2.5 --set rules.separation_radius=1.5"
+  "2d-open-float-k5-r5-cone|--set world.dims=2 --set boids.count=3000 --set world.size=120 --set world.boundary=open $T --set rules.topological_k=5 --set rules.radius=5 --set rules.view_angle=220"
 )
 fail=0 runs=0
 for c in "${cases[@]}"; do

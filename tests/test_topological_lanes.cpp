@@ -70,10 +70,9 @@ TEST_CASE("topological: the lane kernel settles boids, naive = grid bit for bit"
         INFO("isa " << int(isa) << " threads " << threads);
         const std::uint64_t before = boids::list_lane_boids();
         CHECK(hash(boids::EngineKind::grid, threads) == naive);
-        // The kernel runs where a pack has at most 4 lanes (parallel/list_gather_impl.hpp):
-        // everywhere but float on AVX2 and AVX-512, double on AVX-512.
-        const bool wide =
-            isa == boids::Isa::avx512 || (isa == boids::Isa::avx2 && cs.prec == P::f32);
+        // The kernel runs where a pack has at most 4 lanes and for float on AVX2 (4 boids x 2
+        // candidates, parallel/list_lanes_pair_impl.hpp): everywhere but AVX-512.
+        const bool wide = isa == boids::Isa::avx512;
         if (cs.k <= 15 && !wide)  // the kernel ran: `steps` steps of about every boid
           CHECK(boids::list_lane_boids() - before > std::uint64_t(steps - 1) * cs.count);
         else
@@ -112,7 +111,7 @@ TEST_CASE("topological: the lane kernel hands ties back to the gather, naive = g
       return w.state_hash();
     };
     const auto naive = hash(boids::EngineKind::naive, 1);
-    for (boids::Isa isa : {boids::Isa::scalar, boids::Isa::sse42}) {  // (float: <= 4 lanes)
+    for (boids::Isa isa : {boids::Isa::scalar, boids::Isa::sse42, boids::Isa::avx2}) {
       if (!boids::test::build_has(isa) || !boids::test::cpu_runs(isa)) {
         WARN("skipped: " << boids::isa_name(isa) << " not in this build or CPU");
         continue;
