@@ -145,6 +145,7 @@ class PairPass {
         if (gb >= ge) continue;
         const int gcc[3] = {cc[0] + x, cc[1], cc[2]};
         const int nruns = near_runs(gcc, k, runs);
+        out.spanned += k > 1;
         for (std::size_t g0 = gb; g0 < ge;) {
           const std::size_t left = ge - g0;
           if (left > std::size_t(W)) {
