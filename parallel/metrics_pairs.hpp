@@ -98,6 +98,7 @@ using MomentFn = void (*)(const MomentInput<Real>& in, std::size_t b, std::size_
 struct PairSums {
   FixedSum nnd = 0;  ///< fixed_value of each boid's nearest distance
   std::uint64_t neighbours = 0, nnd_count = 0;
+  std::uint64_t spanned = 0;  ///< focal groups over 2 or more cells (a diagnostic for the tests)
 };
 
 /// Runs the pair pass over the boids [b, e) of cell order.

@@ -123,35 +123,50 @@ class PairPass {
     PairRun<Real> runs[kMaxPairRuns];
     int cc[3] = {0, 0, 0};
     if (b >= e) return;
-    // The cell holding boid b (the last one starting at or before it), then cell after cell.
+    // The cell holding boid b (the last one starting at or before it), then x-row after x-row.
     const std::size_t ncells =
         std::size_t(in_.n[0]) * std::size_t(in_.n[1]) * std::size_t(in_.n[2]);
     std::uint32_t cell = std::uint32_t(
         std::upper_bound(in_.start, in_.start + ncells + 1, std::uint32_t(b)) - in_.start - 1);
+    std::vector<std::uint8_t> plan;
+    std::vector<float> cost;
     for (std::size_t ii = b; ii < e;) {
       while (in_.start[cell + 1] <= ii) ++cell;  // skip the empty cells
       decode(cell, cc);
-      const int nruns = near_runs(cc, runs);
-      const std::size_t cend = std::min<std::size_t>(e, in_.start[cell + 1]);
-      for (std::size_t g0 = ii; g0 < cend;) {
-        const std::size_t left = cend - g0;
-        if (left > std::size_t(W)) {
-          const std::size_t nv = std::min<std::size_t>(2 * W, left);
-          group<2>(std::uint32_t(g0), std::uint32_t(nv), runs, nruns, cc, out);
-          g0 += nv;
-        } else {
-          group<1>(std::uint32_t(g0), std::uint32_t(left), runs, nruns, cc, out);
-          g0 += left;
+      // The cells of this x-row from `cell` on that hold boids of [ii, e).
+      int m = 1;
+      while (cc[0] + m < in_.n[0] && in_.start[cell + std::uint32_t(m)] < e) ++m;
+      plan_row(cell, m, ii, e, plan, cost);
+      for (int x = 0; x < m; x += plan[std::size_t(x)]) {
+        const int k = plan[std::size_t(x)];
+        const std::uint32_t c0 = cell + std::uint32_t(x);
+        const std::size_t gb = std::max<std::size_t>(ii, in_.start[c0]);
+        const std::size_t ge = std::min<std::size_t>(e, in_.start[c0 + std::uint32_t(k)]);
+        if (gb >= ge) continue;
+        const int gcc[3] = {cc[0] + x, cc[1], cc[2]};
+        const int nruns = near_runs(gcc, k, runs);
+        out.spanned += k > 1;
+        for (std::size_t g0 = gb; g0 < ge;) {
+          const std::size_t left = ge - g0;
+          if (left > std::size_t(W)) {
+            const std::size_t nv = std::min<std::size_t>(2 * W, left);
+            group<2>(std::uint32_t(g0), std::uint32_t(nv), runs, nruns, gcc, c0, out);
+            g0 += nv;
+          } else {
+            group<1>(std::uint32_t(g0), std::uint32_t(left), runs, nruns, gcc, c0, out);
+            g0 += left;
+          }
         }
       }
-      ii = cend;
+      ii = std::min<std::size_t>(e, in_.start[cell + std::uint32_t(m)]);
+      cell += std::uint32_t(m) - 1;
     }
   }
 
  private:
   template <int R>
   void group(std::uint32_t g0, std::uint32_t nv, const PairRun<Real>* runs, int nruns,
-             const int* cc, PairSums& out) const {
+             const int* gcc, std::uint32_t cell0, PairSums& out) const {
     const Real inf = std::numeric_limits<Real>::infinity();
     Group<R> f;
     f.g0 = g0;
@@ -196,8 +211,14 @@ class PairPass {
     flush(a);
     alignas(64) Real best[R * W];
     for (int r = 0; r < R; ++r) store_lanes(a.best[r], best + r * W);
+    int cc[3] = {gcc[0], gcc[1], gcc[2]};  // the cell of lane l's boid
+    std::uint32_t cell = cell0;
     for (std::uint32_t l = 0; l < nv; ++l) {
       const std::uint32_t i = g0 + l;
+      while (in_.start[cell + 1] <= i) {
+        ++cell;
+        ++cc[0];
+      }
       Real pi[3] = {0, 0, 0};
       for (int c = 0; c < D; ++c) pi[c] = in_.p[c][i];
       Real bestr = best[l];
@@ -214,6 +235,47 @@ class PairPass {
         out.nnd += fixed_value(nearest);
         out.nnd_count += 1;
       }
+    }
+  }
+
+  // The focal groups of an x-row: plan[x] = k, the group from the row's cell x (of the m cells
+  // from `cell`, boids clipped to [b, e)) spans k cells (1 to kSpan). A group of k cells
+  // streams k + 2 columns of candidates through all its lanes, so it pays when its cells'
+  // boids share registers: cells of 3 and 4 boids take one register of W = 8 over 4 columns
+  // instead of two over 3 each. The plan minimises the row's sum of (k + 2) * (groups +
+  // registers) (a broadcast costs about what a register's arithmetic does), by dynamic
+  // programming from the row's end. The results do not depend on the plan: the extra
+  // candidates lie more than a cell edge (>= the radius) from the lanes that did not need
+  // them, so they are no neighbours and no links, and a nearest distance among them is one
+  // the ring search would find too, with the same arithmetic (docs/metrics.md).
+  static constexpr int kSpan = 3;
+  void plan_row(std::uint32_t cell, int m, std::size_t b, std::size_t e,
+                std::vector<std::uint8_t>& plan, std::vector<float>& cost) const {
+    plan.assign(std::size_t(m), 1);
+    // Under wrap the k + 2 columns must be distinct cells, and not wrap onto themselves.
+    int kmax = W == 1 ? 1 : kSpan;
+    if (Wrap != PairWrap::none) kmax = std::min(kmax, in_.n[0] - 3);
+    if (kmax <= 1) return;
+    cost.assign(std::size_t(m) + 1, 0.0f);
+    for (int x = m - 1; x >= 0; --x) {
+      float best = std::numeric_limits<float>::max();
+      for (int k = 1; k <= std::min(kmax, m - x); ++k) {
+        const std::size_t gb = std::max<std::size_t>(b, in_.start[cell + std::uint32_t(x)]);
+        const std::size_t ge = std::min<std::size_t>(e, in_.start[cell + std::uint32_t(x + k)]);
+        std::size_t left = ge > gb ? ge - gb : 0, groups = 0, regs = 0;
+        while (left > 0) {  // the split of run()
+          const std::size_t nv = left > std::size_t(W) ? std::min<std::size_t>(2 * W, left) : left;
+          groups += 1;
+          regs += (nv + W - 1) / W;
+          left -= nv;
+        }
+        const float c = float(k + 2) * float(groups + regs) + cost[std::size_t(x + k)];
+        if (c < best) {
+          best = c;
+          plan[std::size_t(x)] = std::uint8_t(k);
+        }
+      }
+      cost[std::size_t(x)] = best;
     }
   }
 
@@ -281,8 +343,8 @@ class PairPass {
   }
 
   template <Links L, bool Shifted, int R>
-  void scan(const PairRun<Real>& run, std::uint32_t b, std::uint32_t e, Group<R>& f,
-            Acc<R>& a) const {
+  [[gnu::noinline]] void scan(const PairRun<Real>& run, std::uint32_t b, std::uint32_t e,
+                              Group<R>& f, Acc<R>& a) const {
     const B inf = P::splat(std::numeric_limits<Real>::infinity());
     [[maybe_unused]] B sh[3];
     if constexpr (Shifted) {
@@ -397,17 +459,22 @@ class PairPass {
     }
     return c;
   }
-  // The boid runs of the cells at offsets -1..1 around cc: one or two per x-row.
-  int near_runs(const int* cc, PairRun<Real>* runs) const {
+  // The boid runs of the cells at offsets -1..span around cc (span cells of an x-row, from
+  // cc on, and one cell out): one or two per x-row of the stencil.
+  int near_runs(const int* cc, int span, PairRun<Real>* runs) const {
     int lo[3], hi[3];
     for (int a = 0; a < 3; ++a) range(a, cc[a], a < D ? 1 : 0, &lo[a], &hi[a]);
+    if (span > 1) {  // the far end is the last cell's
+      int unused;
+      range(0, cc[0] + span - 1, 1, &unused, &hi[0]);
+    }
     int nr = 0;
     const bool shifts = Wrap == PairWrap::shift;
     for (int oz = -lo[2]; oz <= hi[2]; ++oz) {
       for (int oy = -lo[1]; oy <= hi[1]; ++oy) {
         Real sy = 0, sz = 0;
         const int z = wrap_cell(2, cc[2] + oz, &sz), y = wrap_cell(1, cc[1] + oy, &sy);
-        const int x0 = cc[0] - lo[0], x1 = cc[0] + hi[0];
+        const int x0 = cc[0] - lo[0], x1 = cc[0] + span - 1 + hi[0];
         auto add = [&](int a, int bnd, Real sx) {  // cells a..bnd of this row
           PairRun<Real>& run = runs[nr];
           run.b = in_.start[index(a, y, z)];

@@ -2,6 +2,7 @@
 // counts equal to the naive stepper's own count (naive_sums) bit for bit, in float and double,
 // in every wrap mode of the pass; the same bits on every instruction set; and the same bits
 // whether the world's engine keeps slots in id order (naive) or in cell order (grid).
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
@@ -9,6 +10,8 @@
 #include "boids/metrics.hpp"
 #include "core/engine.hpp"
 #include "core/kernels.hpp"
+#include "parallel/grid_engine.hpp"
+#include "parallel/metrics_pairs.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -275,6 +278,75 @@ TEST_CASE("metrics sums in SIMD lanes equal the one-boid loop at extreme values,
           CHECK(same(boids::MetricsCalculator(threads).compute(w), ref));
         }
       }
+    }
+  }
+}
+
+TEST_CASE("the metrics pair pass spans focal groups over sparse cells, with the same sums",
+          "[metrics]") {
+  // parallel/metrics_pairs_impl.hpp (plan_row): a focal group may take 2 or 3 cells of an x-row
+  // when their boids then fill fewer registers. The pass over the grid engine's cell list,
+  // called directly: the SIMD sets must span groups at this density (about 2 boids per cell),
+  // the one-lane scalar pass never does, and every set gives the scalar pass's sums and links.
+  namespace md = boids::metrics_detail;
+  for (Boundary bnd : {Boundary::wrap, Boundary::reflect}) {
+    WorldDef d = exact_def(3, bnd, boids::Precision::f32, 60, 3.0, 360, 16000);
+    d.engine = boids::EngineKind::grid;
+    boids::World w = boids::World::create(d);
+    w.set_state(exact_state(d, 5));
+    boids::SharedCells<float> sh;
+    REQUIRE(boids::grid_shared_cells<float>(w, sh));
+    md::PairInput<float> in;
+    for (int c = 0; c < 3; ++c) {
+      in.p[c] = sh.p[c];
+      in.v[c] = sh.v[c];
+      in.n[c] = sh.n[c];
+      in.lo[c] = sh.lo[c];
+    }
+    REQUIRE(in.n[0] >= 6);
+    in.start = sh.cell_start;
+    in.edge = sh.edge * (1 - 1e-9);
+    in.wrap = bnd == Boundary::wrap ? md::PairWrap::shift : md::PairWrap::none;
+    in.size = float(d.size);
+    in.inv_size = float(1 / d.size);
+    in.radius2 = 9.0f;
+    const std::size_t n =
+        sh.cell_start[std::size_t(in.n[0]) * std::size_t(in.n[1]) * std::size_t(in.n[2])];
+    REQUIRE(n == 16000);
+    REQUIRE(sh.readable >= n + md::kPairRead);
+    auto pass = [&](std::vector<std::uint32_t>& roots) {
+      std::vector<std::atomic<std::uint32_t>> parent(n + md::kPairPad);
+      for (std::size_t i = 0; i < parent.size(); ++i) parent[i].store(std::uint32_t(i));
+      in.parent = parent.data();
+      md::PairSums sums;
+      md::select_pair_fn<float>(3, in.wrap, false)(in, 0, n, sums);
+      roots.resize(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        std::uint32_t r = std::uint32_t(i);
+        while (parent[r].load() != r) r = parent[r].load();
+        roots[i] = r;
+      }
+      return sums;
+    };
+    std::vector<std::uint32_t> ref_roots, roots;
+    md::PairSums ref;
+    {
+      boids::test::MaxIsaScope cap(boids::Isa::scalar);
+      ref = pass(ref_roots);
+    }
+    CHECK(ref.spanned == 0);
+    CHECK(ref.neighbours > n);
+    CHECK(ref.nnd_count == n);
+    for (boids::Isa isa : boids::test::testable_isas()) {
+      if (isa == boids::Isa::scalar) continue;
+      boids::test::MaxIsaScope cap(isa);
+      INFO("isa " << boids::isa_name(isa) << " wrap " << (bnd == Boundary::wrap));
+      const md::PairSums s = pass(roots);
+      CHECK(s.spanned > n / 100);
+      CHECK(s.neighbours == ref.neighbours);
+      CHECK(s.nnd == ref.nnd);
+      CHECK(s.nnd_count == ref.nnd_count);
+      CHECK(roots == ref_roots);  // the same components, each under its smallest index
     }
   }
 }

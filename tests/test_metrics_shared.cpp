@@ -6,6 +6,8 @@
 // and the engines whose cells are not of that shape are refused.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "boids/metrics.hpp"
 #include "parallel/grid_engine.hpp"
 #include "test_support.hpp"
@@ -124,3 +126,67 @@ TEST_CASE("metrics build their own cells where the engine's are not shared", "[m
   CHECK(shares(grid));
   CHECK(same(boids::MetricsCalculator(2).compute(grid), naive_metrics(grid)));
 }
+
+#ifdef BOIDS_CLI_PATH
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+std::string cli_tmp(const std::string& name) {
+  return "/tmp/boids_metrics_cli_" + std::to_string(::getpid()) + "_" + name;
+}
+
+std::string cli_slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+int cli_run(const std::string& args) {
+  const std::string cmd = std::string(BOIDS_CLI_PATH) + " run --quiet " + args + " >/dev/null 2>&1";
+  return std::system(cmd.c_str());
+}
+
+}  // namespace
+
+TEST_CASE("boids run writes the same trajectory with and without --metrics", "[metrics][cli]") {
+  // The rows share the grid engine's cell list with the next step (grid_shared_cells): the
+  // step's results must not depend on whether a row came before it. 3D wrap (image shifts),
+  // 2D reflect, a view cone; rows every step and every 4th.
+  const std::string a = cli_tmp("plain.csv"), b = cli_tmp("rows.csv"), m = cli_tmp("m.csv"),
+                    m2 = cli_tmp("m2.csv");
+  for (const std::string setup :
+       {"--set boids.count=6000 --set world.size=60",
+        "--set world.dims=2 --set boids.count=6000 "
+        "--set world.size=400 --set "
+        "world.boundary=reflect",
+        "--set boids.count=6000 --set world.size=60 --set rules.view_angle=250"}) {
+    for (const std::string every : {"1", "4"}) {
+      INFO(setup << " every " << every);
+      const std::string common = setup + " --steps 9 --threads 2 ";
+      REQUIRE(cli_run(common + "--out " + a) == 0);
+      REQUIRE(cli_run(common + "--out " + b + " --metrics " + m + " --metrics-every " + every) ==
+              0);
+      const std::string plain = cli_slurp(a), rows = cli_slurp(b);
+      REQUIRE(plain.size() > 6000 * 10);
+      CHECK(plain == rows);
+      // One header, step 0, every `every`-th step and the last.
+      const std::string metrics = cli_slurp(m);
+      const long nl = long(std::count(metrics.begin(), metrics.end(), '\n'));
+      CHECK(nl == (every == "1" ? 1 + 10 : 1 + 1 + 2 + 1));
+      // And the same rows on one thread.
+      REQUIRE(cli_run(setup + " --steps 9 --threads 1 --metrics " + m2 + " --metrics-every " +
+                      every) == 0);
+      CHECK(cli_slurp(m2) == metrics);
+    }
+  }
+  for (const std::string& f : {a, b, m, m2}) std::remove(f.c_str());
+}
+#endif
