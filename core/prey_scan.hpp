@@ -73,6 +73,7 @@ inline void prefetch_prey(const PreyScanArgs<Real>& a, int dims,
   constexpr std::uint32_t kLine = 64 / sizeof(Real);  // slots per cache line
   for (std::size_t r = 0; r < count; ++r) {
     const std::uint32_t begin = ranges[r].first, end = ranges[r].second;
+    if (begin >= end) continue;
     for (int c = 0; c < dims; ++c) {
       // Every line [begin, end) touches: from begin's line to end - 1's.
       for (std::uint32_t i = begin; i < end; i += kLine) __builtin_prefetch(a.p[c] + i);
