@@ -265,8 +265,17 @@ void prepare_behaviours(const ModelParams<Real>& m, const BoidStore<Real>& s,
     // order give the same bits. Near predators share prey, so they go in a Z-order of cells
     // about the reach wide: their prey are then still in cache.
     const std::vector<std::uint32_t> order = z_order<Real>(b.predators, D, double(m.size), reach);
+    // The slot ranges of predator t + 1 are looked up, and their lines prefetched, before
+    // predator t is scanned (prefetch_prey): the scan then finds most of them in cache.
     auto views = [&](std::size_t begin, std::size_t end) {
-      std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges, next;
+      auto look_up = [&](std::size_t t) {
+        next.clear();
+        near(b.predators[order[t]].p, reach, next);
+        std::sort(next.begin(), next.end());
+        prefetch_prey(args, D, next.data(), next.size());
+      };
+      if (begin < end) look_up(begin);
       PreyScanArgs<Real> q = args;
       for (std::size_t t = begin; t < end; ++t) {
         SpecialAgent<Real>& a = b.predators[order[t]];
@@ -277,9 +286,8 @@ void prepare_behaviours(const ModelParams<Real>& m, const BoidStore<Real>& s,
           v_len += a.v[c] * a.v[c];
         }
         q.av_len = std::sqrt(v_len);
-        ranges.clear();
-        near(a.p, reach, ranges);
-        std::sort(ranges.begin(), ranges.end());
+        ranges.swap(next);
+        if (t + 1 < end) look_up(t + 1);
         PreyScanResult<Real> r;
         scan(q, ranges.data(), ranges.size(), r);
         if (!chase || r.prey == 0) continue;

@@ -61,6 +61,29 @@ struct PreyScanResult {
   Real nearest_d[3] = {0, 0, 0};
 };
 
+/// Asks the cache for the positions (D coordinates) and kinds of slots [begin, end) of each
+/// range, without waiting. The scan of one predator touches a few short slot ranges far apart
+/// in memory (a cell row each), nearly all cache misses; the caller issues this for the next
+/// predator before scanning the current one, so those misses overlap the scan instead of
+/// stalling it one range at a time. A hint only: it changes no result.
+template <class Real>
+inline void prefetch_prey(const PreyScanArgs<Real>& a, int dims,
+                          const std::pair<std::uint32_t, std::uint32_t>* ranges,
+                          std::size_t count) {
+  constexpr std::uint32_t kLine = 64 / sizeof(Real);  // slots per cache line
+  for (std::size_t r = 0; r < count; ++r) {
+    const std::uint32_t begin = ranges[r].first, end = ranges[r].second;
+    if (begin >= end) continue;
+    for (int c = 0; c < dims; ++c) {
+      // Every line [begin, end) touches: from begin's line to end - 1's.
+      for (std::uint32_t i = begin; i < end; i += kLine) __builtin_prefetch(a.p[c] + i);
+      __builtin_prefetch(a.p[c] + (end - 1));
+    }
+    __builtin_prefetch(a.kind + begin);
+    __builtin_prefetch(a.kind + (end - 1));
+  }
+}
+
 /// Scans ranges [begin, end) (ascending, disjoint) of slots for one predator.
 template <class Real>
 using PreyScanFn = void (*)(const PreyScanArgs<Real>& a,

@@ -101,6 +101,8 @@ bool scan_pass(const PreyScanArgs<Real>& a, const std::pair<std::uint32_t, std::
   double sum[3] = {0, 0, 0};
   M bad = P::splat(Real(0)) != P::splat(Real(0));  // all false
   const B grid = P::splat(Real(1073741824.0));     // 2^30
+  const B quarter = P::splat(a.size * Real(0.25));
+  constexpr std::uint64_t all_lanes = W >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << W) - 1;
   std::int64_t count = 0;
   Real best2 = std::numeric_limits<Real>::infinity();
   std::uint32_t best_slot = 0;  // its id is read only on a tie (a cache miss)
@@ -108,7 +110,11 @@ bool scan_pass(const PreyScanArgs<Real>& a, const std::pair<std::uint32_t, std::
   for (std::size_t r = 0; r < nr; ++r) {
     const std::uint32_t begin = ranges[r].first, end = ranges[r].second;
     // Other kinds among the range (never in the grid engine's cells): per vector below.
-    const bool mixed = a.chase && other_kinds(a.kind + begin, int(end - begin));
+    const bool others = (a.chase || a.flee) && other_kinds(a.kind + begin, int(end - begin));
+    const bool mixed = a.chase && others;
+    // Without other kinds and with the prey's full view, mark_if_seen() would store 1 for every
+    // lane below the prey's radius (its e2 has d2's bits): the marks are stored directly.
+    const bool mark_all = a.prey_full_view && !others;
     if constexpr (!Ordered) {
       if (mixed) return false;
     }
@@ -128,7 +134,19 @@ bool scan_pass(const PreyScanArgs<Real>& a, const std::pair<std::uint32_t, std::
           q = P::loadu(tail[c]);
         }
         x[c] = q - ap[c];
-        if constexpr (Wrap) x[c] = image<P, Real>(x[c], a.size, a.inv_size);
+      }
+      if constexpr (Wrap) {
+        // Most vectors lie well inside half the box from the predator: where every lane's
+        // |x| < size / 4, min_image()'s t = x / size is within (-0.5, 0.5) and it returns
+        // x + 0, so that is computed without the rest of image() (the same bits).
+        bool inside = false;
+        if constexpr (W > 1) {
+          M in = P::and_(x[0]<quarter, x[0]> - quarter);
+          for (int c = 1; c < D; ++c) in = P::and_(in, P::and_(x[c]<quarter, x[c]> - quarter));
+          inside = P::bits(in) == all_lanes;
+        }
+        for (int c = 0; c < D; ++c)
+          x[c] = inside ? x[c] + P::splat(Real(0)) : image<P, Real>(x[c], a.size, a.inv_size);
       }
       B d2 = P::splat(Real(0));
       for (int c = 0; c < D; ++c) d2 = d2 + x[c] * x[c];
@@ -141,7 +159,11 @@ bool scan_pass(const PreyScanArgs<Real>& a, const std::pair<std::uint32_t, std::
         while (fb) {
           const int l = std::countr_zero(fb);
           fb &= fb - 1;
-          mark_if_seen<Real, D, Wrap>(a, i + std::uint32_t(l));
+          if (mark_all)
+            std::atomic_ref<std::uint8_t>(a.seen[i + std::uint32_t(l)])
+                .store(1, std::memory_order_relaxed);
+          else
+            mark_if_seen<Real, D, Wrap>(a, i + std::uint32_t(l));
         }
       }
       if (!a.chase) continue;

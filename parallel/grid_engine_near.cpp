@@ -25,26 +25,35 @@ void grid_near_slots(const GridPlan& g, const std::uint32_t* cs, double size, co
     if (whole[c]) lo[c] = 0, hi[c] = n - 1;
     if (!wrap) lo[c] = std::clamp(lo[c], 0L, n - 1), hi[c] = std::clamp(hi[c], 0L, n - 1);
   }
+  double edge[3] = {0, 0, 0};
+  for (int c = 0; c < g.dims; ++c) edge[c] = 1.0 / g.inv_cell[c];
   // Distance along axis c from p to cell u (unwrapped index) of it.
   auto gap = [&](int c, long u) {
     if (whole[c] || c >= g.dims) return 0.0;
-    const double e = 1.0 / g.inv_cell[c];
+    const double e = edge[c];
     const double below = g.lo[c] + double(u) * e, above = below + e;
     double d = 0;
     if (double(p[c]) < below && (wrap || u > 0)) d = below - double(p[c]);
     if (double(p[c]) > above && (wrap || u < g.n[c] - 1)) d = double(p[c]) - above;
     return d;
   };
-  auto wrapped = [&](int c, long u) { return std::uint32_t(((u % g.n[c]) + g.n[c]) % g.n[c]); };
+  // The index u names modulo the axis; nearly always u itself (divisions cost more than the
+  // rest of a row's work).
+  auto wrapped = [&](int c, long u) {
+    const long n = g.n[c];
+    if (u >= 0 && u < n) return std::uint32_t(u);
+    return std::uint32_t(((u % n) + n) % n);
+  };
   const std::uint32_t n0 = std::uint32_t(g.n[0]), n1 = std::uint32_t(g.n[1]);
   for (long z = lo[2]; z <= hi[2]; ++z) {
     const double hz = gap(2, z);
     if (hz > r) continue;
+    const std::uint32_t wz = wrapped(2, z);
     for (long y = lo[1]; y <= hi[1]; ++y) {
       const double hy = gap(1, y);
       const double rest2 = r * r - hz * hz - hy * hy;
       if (rest2 < 0) continue;
-      const std::uint32_t base = n0 * (wrapped(1, y) + n1 * wrapped(2, z));
+      const std::uint32_t base = n0 * (wrapped(1, y) + n1 * wz);
       long xa = lo[0], xz = hi[0];
       if (!whole[0]) {
         const double w = std::sqrt(rest2);

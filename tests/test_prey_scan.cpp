@@ -164,6 +164,97 @@ void check_scan(bool wrap, std::uint64_t seed) {
   }
 }
 
+// The prey near the predator, as an engine's cells give them: in a wrapping box every vector
+// whose lanes all lie within a quarter box of the predator skips the rest of the minimum image
+// (prey_scan_impl.hpp); predators at the seam mix such vectors with wrapped ones. Fresh prey
+// around each predator, some on a lattice (ties), some other kinds in the second round.
+template <class Real, int D>
+void check_scan_near(std::uint64_t seed) {
+  const double L = 200;
+  const std::size_t n = 1500;
+  BoidStore<Real> s;
+  s.dims = D;
+  s.resize(n);
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> u(0.0, L), near(-30.0, 30.0), uv(-2.0, 2.0);
+  std::size_t inside = 0;
+  for (int round = 0; round < 2; ++round) {
+    PreyScanArgs<Real> a;
+    for (int c = 0; c < 3; ++c) {
+      a.p[c] = s.p[c].data();
+      a.v[c] = s.v[c].data();
+    }
+    a.readable = s.p[0].size();
+    a.kind = s.kind.data();
+    a.id = s.id.data();
+    a.size = Real(L);
+    a.inv_size = Real(1.0 / L);
+    a.chase = true;
+    a.full_view = round == 0;
+    a.radius2 = Real(27.0 * 27.0);
+    a.cos_half_view = Real(std::cos(0.75 * 3.14159265358979));
+    a.flee = true;
+    a.prey_full_view = round == 0;
+    a.prey_radius2 = Real(9.0 * 9.0);
+    a.prey_cos_half_view = Real(std::cos(0.6 * 3.14159265358979));
+    for (int q = 0; q < 40; ++q) {
+      for (int c = 0; c < D; ++c) {
+        double x = u(gen);
+        if (q % 4 == 0 && c == 0) x = q % 8 == 0 ? L - 1e-3 : 2.5;  // near the seam
+        a.ap[c] = Real(x);
+        a.av[c] = Real(uv(gen));
+      }
+      Real vv = 0;
+      for (int c = 0; c < D; ++c) vv += a.av[c] * a.av[c];
+      a.av_len = std::sqrt(vv);
+      for (std::size_t i = 0; i < n; ++i) {
+        s.id[i] = std::uint32_t((i * 7919) % n);
+        s.kind[i] = round == 1 && i % 89 == 3 ? 1 : 0;
+        bool in = true;
+        for (int c = 0; c < D; ++c) {
+          double x = double(a.ap[c]) + near(gen);
+          if (i % 3 == 0) x = std::floor(x);
+          x = x < 0 ? x + L : x >= L ? x - L : x;
+          s.p[c][i] = Real(x);
+          s.v[c][i] = Real(uv(gen));
+          Real off = s.p[c][i] - a.ap[c];
+          in = in && off < Real(L / 4) && off > Real(-L / 4);
+        }
+        inside += in;
+      }
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
+      for (std::uint32_t b = 0; b < n;) {
+        const std::uint32_t e = std::min<std::uint32_t>(std::uint32_t(n), b + 1 + gen() % 60);
+        if (gen() % 4 != 0) ranges.emplace_back(b, e);
+        b = e + std::uint32_t(gen() % 3);
+      }
+      PreyScanResult<Real> want;
+      std::vector<std::uint8_t> want_seen(n, 0);
+      reference<Real, D>(a, ranges, true, want, want_seen);
+      REQUIRE(want.prey > 0);
+      for (Isa isa : test::testable_isas()) {
+        test::MaxIsaScope cap(isa);
+        INFO(isa_name(isa) << " " << D << "D float " << (sizeof(Real) == 4) << " query " << q
+                           << " round " << round);
+        std::vector<std::uint8_t> seen(n, 0);
+        a.seen = seen.data();
+        PreyScanResult<Real> got;
+        select_prey_scan<Real>(D, true)(a, ranges.data(), ranges.size(), got);
+        REQUIRE(got.prey == want.prey);
+        for (int c = 0; c < D; ++c) {
+          CHECK(got.sum[c] == want.sum[c]);
+          CHECK(got.nearest_d[c] == want.nearest_d[c]);
+        }
+        CHECK(got.best_slot == want.best_slot);
+        CHECK(got.best_id == want.best_id);
+        CHECK(got.best2 == want.best2);
+        CHECK(seen == want_seen);
+      }
+    }
+  }
+  CHECK(inside > n * 40);  // most prey within a quarter box: the short path runs
+}
+
 }  // namespace
 
 TEST_CASE("prey scan: every instruction set gives the slot-order loop's bits",
@@ -174,6 +265,14 @@ TEST_CASE("prey scan: every instruction set gives the slot-order loop's bits",
     check_scan<double, 2>(wrap, 3);
     check_scan<double, 3>(wrap, 4);
   }
+}
+
+TEST_CASE("prey scan: prey near the predator, with and without the seam, give the same bits",
+          "[fastpath][predators]") {
+  check_scan_near<float, 2>(11);
+  check_scan_near<float, 3>(12);
+  check_scan_near<double, 2>(13);
+  check_scan_near<double, 3>(14);
 }
 
 TEST_CASE("KindGrid::nearest: the scan's nearest point, ties to the lower index",
