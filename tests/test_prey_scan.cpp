@@ -73,6 +73,32 @@ void reference(const PreyScanArgs<Real>& a,
   out.best_id = best_id;
 }
 
+// The scan's arguments over store `s` in a box of side L: chase and flee on, both views full
+// or both coned (3/4 and 0.6 of half a turn).
+template <class Real>
+PreyScanArgs<Real> scan_args(const BoidStore<Real>& s, double L, bool full_view, double radius,
+                             double prey_radius) {
+  PreyScanArgs<Real> a;
+  for (int c = 0; c < 3; ++c) {
+    a.p[c] = s.p[c].data();
+    a.v[c] = s.v[c].data();
+  }
+  a.readable = s.p[0].size();
+  a.kind = s.kind.data();
+  a.id = s.id.data();
+  a.size = Real(L);
+  a.inv_size = Real(1.0 / L);
+  a.chase = true;
+  a.full_view = full_view;
+  a.radius2 = Real(radius * radius);
+  a.cos_half_view = Real(std::cos(0.75 * 3.14159265358979));
+  a.flee = true;
+  a.prey_full_view = full_view;
+  a.prey_radius2 = Real(prey_radius * prey_radius);
+  a.prey_cos_half_view = Real(std::cos(0.6 * 3.14159265358979));
+  return a;
+}
+
 template <class Real, int D>
 void check_scan(bool wrap, std::uint64_t seed) {
   const double L = 60;
@@ -96,24 +122,7 @@ void check_scan(bool wrap, std::uint64_t seed) {
   for (int seen_cone = 0; seen_cone < 2; ++seen_cone) {
     // The second round: cones, and a few other kinds among the prey (the scan skips them).
     for (std::size_t i = 0; i < n; ++i) s.kind[i] = seen_cone && i % 97 == 5 ? 1 : 0;
-    PreyScanArgs<Real> a;
-    for (int c = 0; c < 3; ++c) {
-      a.p[c] = s.p[c].data();
-      a.v[c] = s.v[c].data();
-    }
-    a.readable = s.p[0].size();
-    a.kind = s.kind.data();
-    a.id = s.id.data();
-    a.size = Real(L);
-    a.inv_size = Real(1.0 / L);
-    a.chase = true;
-    a.full_view = seen_cone == 0;
-    a.radius2 = Real(13.0 * 13.0);
-    a.cos_half_view = Real(std::cos(0.75 * 3.14159265358979));
-    a.flee = true;
-    a.prey_full_view = seen_cone == 0;
-    a.prey_radius2 = Real(5.0 * 5.0);
-    a.prey_cos_half_view = Real(std::cos(0.6 * 3.14159265358979));
+    PreyScanArgs<Real> a = scan_args(s, L, seen_cone == 0, 13.0, 5.0);
     std::size_t fast = 0;
     for (int q = 0; q < 60; ++q) {
       for (int c = 0; c < D; ++c) {
@@ -179,24 +188,7 @@ void check_scan_near(std::uint64_t seed) {
   std::uniform_real_distribution<double> u(0.0, L), near(-30.0, 30.0), uv(-2.0, 2.0);
   std::size_t inside = 0;
   for (int round = 0; round < 2; ++round) {
-    PreyScanArgs<Real> a;
-    for (int c = 0; c < 3; ++c) {
-      a.p[c] = s.p[c].data();
-      a.v[c] = s.v[c].data();
-    }
-    a.readable = s.p[0].size();
-    a.kind = s.kind.data();
-    a.id = s.id.data();
-    a.size = Real(L);
-    a.inv_size = Real(1.0 / L);
-    a.chase = true;
-    a.full_view = round == 0;
-    a.radius2 = Real(27.0 * 27.0);
-    a.cos_half_view = Real(std::cos(0.75 * 3.14159265358979));
-    a.flee = true;
-    a.prey_full_view = round == 0;
-    a.prey_radius2 = Real(9.0 * 9.0);
-    a.prey_cos_half_view = Real(std::cos(0.6 * 3.14159265358979));
+    PreyScanArgs<Real> a = scan_args(s, L, round == 0, 27.0, 9.0);
     for (int q = 0; q < 40; ++q) {
       for (int c = 0; c < D; ++c) {
         double x = u(gen);
