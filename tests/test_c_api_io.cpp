@@ -12,19 +12,12 @@
 #include "boids/boids.h"
 #include "boids/io.hpp"
 #include "boids/world.hpp"
+#include "test_support.hpp"
 
 namespace {
 
-std::string tmp(const std::string& name) {
-  return "/tmp/boids_capi_io_" + std::to_string(::getpid()) + "_" + name;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string tmp(const std::string& name) { return boids::test::tmp_path("capi_io", name); }
+using boids::test::slurp;
 
 bool exists(const std::string& path) { return std::ifstream(path).good(); }
 

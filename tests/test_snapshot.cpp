@@ -19,16 +19,8 @@ using namespace boids;
 
 namespace {
 
-std::string tmp(const std::string& name) {
-  return "/tmp/boids_snap_" + std::to_string(::getpid()) + "_" + name;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+std::string tmp(const std::string& name) { return boids::test::tmp_path("snap", name); }
+using boids::test::slurp;
 
 void put(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;

@@ -23,16 +23,8 @@ using namespace boids;
 
 namespace {
 
-std::string tmp(const std::string& name) {
-  return "/tmp/boids_stream_" + std::to_string(::getpid()) + "_" + name;
-}
-
-std::string slurp(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
+std::string tmp(const std::string& name) { return boids::test::tmp_path("stream", name); }
+using boids::test::slurp;
 
 const EngineKind kAll[] = {EngineKind::naive, EngineKind::grid, EngineKind::cluster};
 

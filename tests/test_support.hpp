@@ -2,9 +2,13 @@
 // runs the engine and instruction set it names.
 #pragma once
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,6 +17,20 @@
 #include "core/kernels.hpp"
 
 namespace boids::test {
+
+/// A scratch file name of this test process: "/tmp/boids_<tag>_<pid>_<name>" (ctest runs test
+/// processes in parallel, so the pid keeps their files apart).
+inline std::string tmp_path(const std::string& tag, const std::string& name) {
+  return "/tmp/boids_" + tag + "_" + std::to_string(::getpid()) + "_" + name;
+}
+
+/// A whole file's bytes; "" when it cannot be read.
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 /// A def for a tiny hand-checked world: given dims, size, boundary; everything else default.
 inline WorldDef tiny_def(int dims, double size, Boundary b, std::uint32_t count) {

@@ -10,6 +10,7 @@
 
 #include "boids/metrics.hpp"
 #include "core/scenario.hpp"
+#include "test_support.hpp"
 
 #ifndef BOIDS_CLI_PATH
 #error "tests need the boids program"
@@ -17,16 +18,8 @@
 
 namespace {
 
-std::string tmp(const std::string& name) {
-  return "/tmp/boids_sweep_" + std::to_string(::getpid()) + "_" + name;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+std::string tmp(const std::string& name) { return boids::test::tmp_path("sweep", name); }
+using boids::test::slurp;
 
 void put(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 

@@ -15,6 +15,7 @@
 #include "boids/metrics.hpp"
 #include "boids/scenario.hpp"
 #include "boids/sweep.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -30,16 +31,8 @@ radius = 4.0
 separation_radius = 1.0
 )";
 
-std::string tmp(const std::string& name) {
-  return "/tmp/boids_sweep_api_" + std::to_string(::getpid()) + "_" + name;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+std::string tmp(const std::string& name) { return boids::test::tmp_path("sweep_api", name); }
+using boids::test::slurp;
 
 boids::SweepDef small_def() {
   boids::SweepDef d;
