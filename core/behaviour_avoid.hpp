@@ -24,6 +24,8 @@ inline Real avoid_term(const ModelParams<Real>& m, const BehaviourParams<Real>& 
   const WorldBehaviour<Real>& w = m.beh;
   Real near_min = b.avoid_distance;
   for (int c = 0; c < D; ++c) term[c] = Real(0);
+  // No obstacle near p's cell (most boids): the look-up below would visit nothing.
+  if (w.obstacle_grid.none_near(p)) return near_min;
   Real h[3] = {v[0], v[1], D == 3 ? v[2] : Real(0)};
   const bool moving = normalize<Real, D>(h) > Real(0);
   Real probe[3] = {0, 0, 0};

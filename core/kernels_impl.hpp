@@ -127,13 +127,17 @@ struct Kernel {
           }
         } else {
           // The rare pairs: separation's (d2 < r_s^2) and the tracker's (d2 < rt2 below).
-          const M rare = P::and_(m, d2 < rt2);
+          // With 16 lanes separation is always the masked update (as above), and only the
+          // tracker sits behind a branch: its pairs (within closest_min_distance) are rarer
+          // still, so that branch predicts well, where "some lane rare" is a coin toss.
+          const M rare = W == 16 ? m : P::and_(m, d2 < rt2);
           if (W == 16 || P::any(rare)) {
             const M ms =
                 P::and_(rare, P::and_(d2 >= P::splat(std::numeric_limits<Real>::min()), d2 < rs2));
             const B inv = linear ? one : one / d2;
             for (int c = 0; c < D; ++c) a.s[c][u] = P::sub_if(a.s[c][u], ms, d[c] * inv);
             const M close = P::and_(rare, d2 < cm2);
+            if (W == 16 && !P::any(close)) continue;
             M take = P::and_(close, d2 < nr.d2);
             const M tie = P::and_(close, d2 == nr.d2);
             if (P::any(tie)) {  // equal d2: the lexicographically smaller offset (rare)

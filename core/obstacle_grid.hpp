@@ -81,8 +81,7 @@ class ObstacleGrid {
   template <class FS, class FB>
   void visit(const Real* p, FS&& fs, FB&& fb) const {
     if (start_.empty()) return;
-    std::size_t cell = 0;
-    for (int c = dims_ - 1; c >= 0; --c) cell = cell * std::size_t(n_[c]) + coord(c, double(p[c]));
+    const std::size_t cell = cell_of(p);
     for (std::uint32_t i = start_[cell]; i < start_[cell + 1]; ++i) {
       const std::uint32_t k = items_[i];
       if (k < n_spheres_)
@@ -92,7 +91,21 @@ class ObstacleGrid {
     }
   }
 
+  /// Whether visit(p, ...) would call nothing: no obstacle is within reach of p's cell. Most
+  /// points of a world with a few obstacles; lets callers skip their set-up.
+  bool none_near(const Real* p) const {
+    if (start_.empty()) return true;
+    const std::size_t cell = cell_of(p);
+    return start_[cell] == start_[cell + 1];
+  }
+
  private:
+  std::size_t cell_of(const Real* p) const {
+    std::size_t cell = 0;
+    for (int c = dims_ - 1; c >= 0; --c) cell = cell * std::size_t(n_[c]) + coord(c, double(p[c]));
+    return cell;
+  }
+
   std::size_t coord(int c, double x) const {
     const double t = std::floor(x * scale_[c]);
     if (!(t >= 0)) return 0;
