@@ -73,11 +73,10 @@ TEST_CASE("topological: the lane kernel settles boids, naive = grid bit for bit"
         std::uint64_t groups[3];
         for (int g = 0; g < 3; ++g) groups[g] = boids::list_lane_groups(4 >> g);
         CHECK(hash(boids::EngineKind::grid, threads) == naive);
-        // The kernel runs where a pack has at most 4 lanes and for float on AVX2 and AVX-512
-        // (groups of 4, 2 and 1 boids, parallel/list_lanes_multi_impl.hpp): everywhere but
-        // double on AVX-512.
-        const bool wide = isa == boids::Isa::avx512 && cs.prec == P::f64;
-        if (cs.k <= 15 && !wide)  // the kernel ran: `steps` steps of about every boid
+        // The kernel runs on every instruction set: one boid per lane of at most 4 (double on
+        // AVX-512 on AVX2's packs), and for float on AVX2 and AVX-512 in groups of 4, 2 and 1
+        // boids (parallel/list_lanes_multi_impl.hpp).
+        if (cs.k <= 15)  // the kernel ran: `steps` steps of about every boid
           CHECK(boids::list_lane_boids() - before > std::uint64_t(steps - 1) * cs.count);
         else
           CHECK(boids::list_lane_boids() == before);
