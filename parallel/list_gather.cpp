@@ -90,6 +90,22 @@ LaneFn<Real> select_lane_fn(int dims, bool min_image, int k) {
   }
 }
 
+template <class Real>
+LaneFinishFn<Real> select_lane_finish_fn(int dims, bool min_image, int k) {
+  const GatherTables& t = gather_tables();
+  const int s = k < 4 ? 0 : k < 8 ? 1 : 2;
+  for (int i = int(dispatched_isa(true));; --i) {
+    const GatherTable<Real>* tab;
+    if constexpr (sizeof(Real) == 4)
+      tab = &t.f[i];
+    else
+      tab = &t.d[i];
+    if (tab->fn[0][0] || i == 0) return tab->lane_finish[dims == 2 ? 0 : 1][min_image ? 1 : 0][s];
+  }
+}
+
+template LaneFinishFn<float> select_lane_finish_fn<float>(int, bool, int);
+template LaneFinishFn<double> select_lane_finish_fn<double>(int, bool, int);
 template LaneFn<float> select_lane_fn<float>(int, bool, int);
 template LaneFn<double> select_lane_fn<double>(int, bool, int);
 template SumFn<float> select_sum_fn<float>(int);

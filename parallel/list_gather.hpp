@@ -98,6 +98,18 @@ template <class Real>
 using SumFn = void (*)(const SumStage<Real>& s, std::uint32_t count, const KindParams<Real>& kp,
                        FlockSums<Real>* out);
 
+/// The float AVX2 / AVX-512 lane kernel's selections of one x-row, staged for the row's finish
+/// (LaneFinishFn; parallel/list_lanes_multi_impl.hpp): boid rb of the row has n[rb] neighbours
+/// (-1: the kernel did not settle it) at row-copy indices q[t * stride + rb], t < n[rb], in no
+/// particular order; wrap[rb] has bit a set where the boid's cell takes the minimum image on
+/// axis a. n is -1 from the row's end to stride.
+struct LaneStage {
+  std::int32_t* n = nullptr;
+  std::uint32_t* q = nullptr;
+  std::int32_t* wrap = nullptr;
+  std::size_t stride = 0;
+};
+
 /// The topological lane kernel's cell (parallel/list_lanes_impl.hpp): boids b < count (slots
 /// bslot[b], or first + b when bslot is null; at copy index self0 + b) against the candidates
 /// [begin, end) of a row copy (positions cp, slots cslot and ids id, each by copy index;
@@ -114,6 +126,14 @@ struct LaneCell {
   /// cell's stencil crosses no seam of a shift grid, so the plain d is every visible
   /// candidate's minimum image there (list_step.cpp).
   bool wrap_axis[3] = {true, true, true};
+  /// Where the float AVX2 / AVX-512 kernel counts its groups of 4, 2 and 1 boids (null: not
+  /// counted; parallel/list_lanes_multi_impl.hpp).
+  std::uint64_t* groups = nullptr;
+  /// Where the float AVX2 / AVX-512 kernel stages its selections (required there; the others
+  /// sum them themselves), the cell's first boid at row index row_off. Only when every id of
+  /// the store is below 0x7f800000 (ids then order as float bit patterns; it does not check).
+  const LaneStage* stage = nullptr;
+  std::uint32_t row_off = 0;
 };
 
 /// Candidates a lane kernel's range may hold (a candidate's index is kept in a key's low bits).
@@ -131,6 +151,14 @@ template <class Real>
 using LaneFn = std::uint32_t (*)(const GatherInput<Real>& in, const LaneCell<Real>& c, int k,
                                  const KindParams<Real>& kp, FlockSums<Real>* out);
 
+/// The sums of the boids a LaneFn staged (LaneCell::stage) in one x-row of `count` boids, slots
+/// row_first + rb: each boid's n[rb] >= 0 neighbours sorted by id and summed as sum_staged sums
+/// them, into out[rb]; the other boids' out[rb] untouched. c gives the row copy (cp, cslot, id).
+template <class Real>
+using LaneFinishFn = void (*)(const GatherInput<Real>& in, const LaneCell<Real>& c,
+                              const LaneStage& st, std::uint32_t row_first, std::uint32_t count,
+                              int k, const KindParams<Real>& kp, FlockSums<Real>* out);
+
 /// Per-ISA tables: gathers [dims - 2][wrap mode]; orders for N = 8 and 16; sums [dims - 2];
 /// lane kernels [dims - 2][0: plain d, 1: minimum image][k < 4, 8, 16].
 template <class Real>
@@ -139,6 +167,7 @@ struct GatherTable {
   OrderFn<Real> order[2] = {};
   SumFn<Real> sum[2] = {};
   LaneFn<Real> lane[2][2][3] = {};
+  LaneFinishFn<Real> lane_finish[2][2][3] = {};  // where the lane kernels stage (float only)
 };
 void list_gather_scalar(GatherTable<float>& f, GatherTable<double>& d);
 void list_gather_sse42(GatherTable<float>& f, GatherTable<double>& d);
@@ -162,5 +191,10 @@ SumFn<Real> select_sum_fn(int dims);
 /// packs are wider than a cell's boids, parallel/list_gather_impl.hpp).
 template <class Real>
 LaneFn<Real> select_lane_fn(int dims, bool min_image, int k);
+
+/// The LaneFinishFn of the table select_lane_fn takes its kernel from, or nullptr where that
+/// kernel does not stage.
+template <class Real>
+LaneFinishFn<Real> select_lane_finish_fn(int dims, bool min_image, int k);
 
 }  // namespace boids::list_detail

@@ -272,8 +272,9 @@ void sum_staged(const SumStage<Real>& s, std::uint32_t count, const KindParams<R
 }  // namespace
 }  // namespace boids::list_detail
 
+#include "parallel/list_lanes_finish_impl.hpp"
 #include "parallel/list_lanes_impl.hpp"
-#include "parallel/list_lanes_pair_impl.hpp"
+#include "parallel/list_lanes_multi_impl.hpp"
 
 namespace boids::list_detail {
 namespace {
@@ -282,14 +283,24 @@ template <template <class> class Pk, class Real>
 void fill_gather_table(GatherTable<Real>& t) {
   // The lane kernel's lanes are a cell's boids, about 4 at the radius's cells: one boid per
   // lane pays where a pack has at most 4 lanes (measured: double on AVX2 and float on SSE4.2
-  // about 30 % faster than the gather); 8 float lanes on AVX2 take 4 boids x 2 candidates
-  // (parallel/list_lanes_pair_impl.hpp). Wider packs (AVX-512) keep the gather alone.
+  // about 30 % faster than the gather); 8 float lanes on AVX2 and 16 on AVX-512 take groups of
+  // G boids x W / G candidates (parallel/list_lanes_multi_impl.hpp), and double on AVX-512
+  // takes AVX2's 4-lane packs.
   if constexpr (Pk<Real>::W <= 4) {
     fill_lane_table<Pk, Real>(t);
   }
 #if defined(__AVX2__)
   else if constexpr (sizeof(Real) == 4 && Pk<Real>::W == 8) {
-    fill_lane_pair_table(t);
+    fill_lane_multi_table<Lanes8>(t);
+  }
+#endif
+#if defined(__AVX512F__)
+  else if constexpr (sizeof(Real) == 4 && Pk<Real>::W == 16) {
+    fill_lane_multi_table<Lanes16>(t);
+  } else if constexpr (sizeof(Real) == 8) {
+    // Double on AVX-512: one boid per lane of AVX2's 4-lane packs (8 lanes would run half
+    // empty; without a lane kernel this path cost 2.7x the metric rule).
+    fill_lane_table<SimdPairPacks<xsimd::avx2>::Pack, Real>(t);
   }
 #endif
   t.sum[0] = &sum_staged<Pk<Real>, Real, 2>;

@@ -16,6 +16,7 @@ namespace {
 
 std::atomic<std::uint64_t> own_grid_steps{0}, own_grid_fallbacks{0};
 std::atomic<std::uint64_t> lane_boids{0}, lane_unsettled{0};
+std::atomic<std::uint64_t> lane_groups[3] = {0, 0, 0};
 
 using list_detail::GatherBuffers;
 using list_detail::RowCopy;
@@ -103,10 +104,18 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
   // (no nearest tracking) and k up to kLaneMaxK; a wrapped grid's copy either holds the
   // candidates' minimum images (WrapMode::shift: a contiguous cell's runs are unshifted) or
   // takes the per-pair minimum image.
+  // The float AVX2 / AVX-512 kernel stages its selections and a row's finish sums them 8 boids
+  // at a time (lane_finish, parallel/list_lanes_finish_impl.hpp), which needs every id to order
+  // as a float bit pattern; with larger ids those instruction sets take the gather.
+  bool lane_ok = sum_fn && m.list.topo_k <= list_detail::kLaneMaxK;
+  if (lane_ok && list_detail::select_lane_finish_fn<Real>(D, false, m.list.topo_k)) {
+    std::uint32_t max_id = 0;
+    for (const std::uint32_t id : in.id) max_id = std::max(max_id, id);
+    lane_ok = max_id < 0x7f800000u;
+  }
   const list_detail::LaneFn<Real> lane_fn =
-      sum_fn && m.list.topo_k <= list_detail::kLaneMaxK
-          ? list_detail::select_lane_fn<Real>(D, mode == WrapMode::min_image, m.list.topo_k)
-          : nullptr;
+      lane_ok ? list_detail::select_lane_fn<Real>(D, mode == WrapMode::min_image, m.list.topo_k)
+              : nullptr;
   // With image shifts, the lane kernel's rows are copied with every seam wrapped (as for the
   // minimum image), so the cells whose stencil crosses a seam take the per-pair minimum image
   // (lane_wrap_fn, and the gather's min_image flavour for the boids it hands back); the
@@ -116,10 +125,14 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
       wrap_copy ? list_detail::select_lane_fn<Real>(D, true, m.list.topo_k) : nullptr;
   const list_detail::GatherFn<Real> wrap_gather =
       wrap_copy ? list_detail::select_gather_fn<Real>(D, WrapMode::min_image) : nullptr;
+  const list_detail::LaneFinishFn<Real> lane_finish =
+      lane_fn ? list_detail::select_lane_finish_fn<Real>(
+                    D, mode == WrapMode::min_image || wrap_copy, m.list.topo_k)
+              : nullptr;
   ex.parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
     std::vector<FlockSums<Real>> lane_out;
     std::vector<std::uint8_t> direct;  // 1: the boid's sums came from the lane kernel
-    std::uint64_t n_lane = 0, n_unsettled = 0;
+    std::uint64_t n_lane = 0, n_unsettled = 0, n_groups[3] = {0, 0, 0};
     GatherBuffers<Real> buf;
     std::vector<std::uint32_t> pick, ids;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id;
@@ -128,15 +141,28 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
     CandidateRun<Real> runs[kMaxRuns];
     RowCopy<Real> rc;
     SumStaging<Real> stage;
+    std::vector<std::int32_t> lane_n, lane_wrap;
+    std::vector<std::uint32_t> lane_q;
+    list_detail::LaneStage lst;
+    list_detail::LaneCell<Real> lrow;  // the row copy, for lane_finish
     for (std::size_t row = b; row < e; ++row) {
       const std::uint32_t c0 = std::uint32_t(row) * std::uint32_t(g.n[0]);
       const std::uint32_t row_first = g.cell_start[c0];
       const std::uint32_t row_last = g.cell_start[c0 + std::uint32_t(g.n[0])];
       if (row_first == row_last) continue;
       if (topo) sums.resize(row_last - row_first);
-      if (sum_fn) stage.start(row_last - row_first);
       bool staged = false, any_direct = false;
       if (lane_fn) direct.assign(row_last - row_first, 0);
+      if (lane_finish) {
+        lst.stride = (std::size_t(row_last - row_first) + 7) / 8 * 8 + 8;
+        lane_n.assign(lst.stride, -1);
+        lane_wrap.resize(lst.stride);
+        if (lane_q.size() < std::size_t(m.list.topo_k) * lst.stride)
+          lane_q.resize(std::size_t(m.list.topo_k) * lst.stride);
+        lst.n = lane_n.data();
+        lst.wrap = lane_wrap.data();
+        lst.q = lane_q.data();
+      }
       const bool copied = rc.build(g, wrap_copy ? WrapMode::min_image : mode, std::uint32_t(row), D,
                                    lane_fn ? in.id.data() : nullptr, std::uint32_t(in.id.size()));
       bool row_seam = false, y_seam = false, z_seam = false;
@@ -179,6 +205,12 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
           lc.self0 = rc.own_at[std::size_t(x + rc.rx)];
           lc.first = first;
           lc.count = last - first;
+          lc.groups = n_groups;
+          if (lane_finish) {
+            lc.stage = &lst;
+            lc.row_off = first - row_first;
+            lrow = lc;
+          }
           if (seam) {  // a shift grid: only the axes whose seam the stencil crosses
             lc.wrap_axis[0] = x_seam;
             lc.wrap_axis[1] = y_seam;
@@ -191,7 +223,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
           n_unsettled += bad;
           for (std::uint32_t t = 0; t < lc.count; ++t) {
             if (lane_out[t].k < 0) continue;
-            sums[first + t - row_first] = lane_out[t];
+            if (!lane_finish) sums[first + t - row_first] = lane_out[t];
             direct[first + t - row_first] = 1;
           }
           any_direct = true;
@@ -213,6 +245,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
               sums[rb] = topo_sums<Real, D>(kp_seen, in, i, go, pick.data(), cnt);
               continue;
             }
+            if (!staged) stage.start(row_last - row_first);  // (cleared only where used)
             stage.template put<D>(rb, cnt, pick.data(), go, in);
             staged = true;
             continue;
@@ -229,6 +262,9 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
         }
       }
       if (!topo) continue;
+      if (lane_finish && any_direct)
+        lane_finish(gin, lrow, lst, row_first, row_last - row_first, m.list.topo_k, kp_seen,
+                    sums.data());
       if (sum_fn && staged) {
         if (!any_direct) {
           sum_fn(stage.view(), row_last - row_first, m.kind[0], sums.data());
@@ -252,6 +288,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
     }
     lane_boids.fetch_add(n_lane, std::memory_order_relaxed);
     lane_unsettled.fetch_add(n_unsettled, std::memory_order_relaxed);
+    for (int t = 0; t < 3; ++t) lane_groups[t].fetch_add(n_groups[t], std::memory_order_relaxed);
   });
 }
 
@@ -261,6 +298,9 @@ std::uint64_t list_own_grid_steps() noexcept { return own_grid_steps.load(); }
 std::uint64_t list_own_grid_fallbacks() noexcept { return own_grid_fallbacks.load(); }
 std::uint64_t list_lane_boids() noexcept { return lane_boids.load(); }
 std::uint64_t list_lane_unsettled() noexcept { return lane_unsettled.load(); }
+std::uint64_t list_lane_groups(int boids) noexcept {
+  return lane_groups[boids == 4 ? 0 : boids == 2 ? 1 : 2].load();
+}
 
 template <class Real>
 void list_step(const ModelParams<Real>& m, const StepContext<Real>& ctx, const GridView<Real>& g,

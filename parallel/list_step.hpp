@@ -37,6 +37,11 @@ std::uint64_t list_own_grid_fallbacks() noexcept;
 std::uint64_t list_lane_boids() noexcept;
 std::uint64_t list_lane_unsettled() noexcept;
 
+/// Groups of `boids` (4, 2 or 1) boids the float lane kernel on AVX2 and AVX-512 ran (G boids x
+/// W / G candidates per register, parallel/list_lanes_multi_impl.hpp), since the program
+/// started: for the tests.
+std::uint64_t list_lane_groups(int boids) noexcept;
+
 extern template void list_step<float>(const ModelParams<float>&, const StepContext<float>&,
                                       const GridView<float>&, const BoidStore<float>&,
                                       BoidStore<float>&, Executor&);

@@ -123,22 +123,19 @@ struct RowCopy {
         const std::uint32_t b = g.cell_start[base[r] + std::uint32_t(x)];
         const std::uint32_t len = g.cell_start[base[r] + std::uint32_t(x) + 1] - b;
         if (own[r]) own_at[std::size_t(cx)] = k;
-        // Whole blocks of 4 (one 4-element move each): up to 3 slots past the segment are
-        // read (the store's padding) and written (the next segment's start, or the slack).
-        for (int c = 0; c < dims; ++c) {
-          const Real* from = g.p[c] + b;
-          for (std::uint32_t j = 0; j < len; j += 4)
-            std::memcpy(pc[c] + k + j, from + j, 4 * sizeof(Real));
-        }
-        for (std::uint32_t j = 0; j < len; j += 4)
-          for (std::uint32_t t = 0; t < 4; ++t) sl[k + j + t] = b + j + t;
-        if (ids) {  // the id column has no padding past its last slot: no read past it
-          for (std::uint32_t j = 0; j < len; j += 4) {
-            if (b + j + 4 <= id_end) {
-              std::memcpy(id.data() + k + j, ids + b + j, 4 * sizeof(std::uint32_t));
-            } else {
-              for (std::uint32_t t = 0; t < id_end - (b + j); ++t) id[k + j + t] = ids[b + j + t];
-            }
+        // Whole blocks of 8, components, slots and ids together: a cell's segment (about 4
+        // boids) is one pass of a loop that rarely runs twice, so its branch is predictable.
+        // Up to 7 slots past the segment are read (the store's padding) and written (the next
+        // segment's start, or the slack).
+        for (std::uint32_t j = 0; j < len; j += 8) {
+          for (int c = 0; c < dims; ++c)
+            std::memcpy(pc[c] + k + j, g.p[c] + b + j, 8 * sizeof(Real));
+          for (std::uint32_t t = 0; t < 8; ++t) sl[k + j + t] = b + j + t;
+          if (!ids) continue;
+          if (b + j + 8 <= id_end) {  // the id column has no padding past its last slot
+            std::memcpy(id.data() + k + j, ids + b + j, 8 * sizeof(std::uint32_t));
+          } else {
+            for (std::uint32_t t = 0; t < id_end - (b + j); ++t) id[k + j + t] = ids[b + j + t];
           }
         }
         k += len;

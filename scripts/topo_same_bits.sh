@@ -46,7 +46,7 @@ for c in "${cases[@]}"; do
   if ! "$old" run $args --steps 12 --threads 1 --quiet --out "$tmp/ref.csv" 2>"$tmp/err"; then
     echo "SETUP FAILED $name: $(cat "$tmp/err")"; fail=1; continue
   fi
-  for isa in scalar sse4.2 avx2; do
+  for isa in scalar sse4.2 avx2 avx512; do
     for th in 1 2; do
       # shellcheck disable=SC2086
       BOIDS_MAX_ISA=$isa "$new" run $args --steps 12 --threads $th --quiet --out "$tmp/new.csv"

@@ -1,4 +1,5 @@
-// The grid engine's topological lane kernel (parallel/list_lanes_impl.hpp): a cell's boids in
+// The grid engine's topological lane kernels (parallel/list_lanes_impl.hpp, and for float on AVX2
+// and AVX-512 parallel/list_lanes_multi_impl.hpp): a cell's boids in
 // SIMD lanes, their k nearest kept in registers and summed in id order. Checked against the
 // naive stepper bit for bit, and the counters must show that the kernel really settled boids
 // (and, on a lattice full of ties, that it handed the undecidable ones back to the gather).
@@ -69,14 +70,27 @@ TEST_CASE("topological: the lane kernel settles boids, naive = grid bit for bit"
       for (int threads : {1, 2}) {
         INFO("isa " << int(isa) << " threads " << threads);
         const std::uint64_t before = boids::list_lane_boids();
+        std::uint64_t groups[3];
+        for (int g = 0; g < 3; ++g) groups[g] = boids::list_lane_groups(4 >> g);
         CHECK(hash(boids::EngineKind::grid, threads) == naive);
-        // The kernel runs where a pack has at most 4 lanes and for float on AVX2 (4 boids x 2
-        // candidates, parallel/list_lanes_pair_impl.hpp): everywhere but AVX-512.
-        const bool wide = isa == boids::Isa::avx512;
-        if (cs.k <= 15 && !wide)  // the kernel ran: `steps` steps of about every boid
+        // The kernel runs on every instruction set: one boid per lane of at most 4 (double on
+        // AVX-512 on AVX2's packs), and for float on AVX2 and AVX-512 in groups of 4, 2 and 1
+        // boids (parallel/list_lanes_multi_impl.hpp).
+        if (cs.k <= 15)  // the kernel ran: `steps` steps of about every boid
           CHECK(boids::list_lane_boids() - before > std::uint64_t(steps - 1) * cs.count);
         else
           CHECK(boids::list_lane_boids() == before);
+        // Float on AVX2 and AVX-512 takes the groups kernel, with cells ending in groups of 2
+        // and of 1 boid (a few boids per cell: both are common); nothing else counts groups.
+        const bool multi = cs.k <= 15 && cs.prec == P::f32 &&
+                           (isa == boids::Isa::avx2 || isa == boids::Isa::avx512);
+        for (int g = 0; g < 3; ++g) {
+          INFO("groups of " << (4 >> g));
+          if (multi)
+            CHECK(boids::list_lane_groups(4 >> g) > groups[g]);
+          else
+            CHECK(boids::list_lane_groups(4 >> g) == groups[g]);
+        }
       }
     }
   }
@@ -111,7 +125,8 @@ TEST_CASE("topological: the lane kernel hands ties back to the gather, naive = g
       return w.state_hash();
     };
     const auto naive = hash(boids::EngineKind::naive, 1);
-    for (boids::Isa isa : {boids::Isa::scalar, boids::Isa::sse42, boids::Isa::avx2}) {
+    for (boids::Isa isa :
+         {boids::Isa::scalar, boids::Isa::sse42, boids::Isa::avx2, boids::Isa::avx512}) {
       if (!boids::test::build_has(isa) || !boids::test::cpu_runs(isa)) {
         WARN("skipped: " << boids::isa_name(isa) << " not in this build or CPU");
         continue;
