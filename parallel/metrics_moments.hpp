@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "parallel/metrics_lanes.hpp"
 #include "parallel/metrics_pairs.hpp"
 #include "parallel/metrics_turn.hpp"
 
@@ -121,26 +122,6 @@ struct ValueLanes {
     wh = wl = fi = B(0.0);
   }
 };
-
-// The lanes of the boids of `kind` (another kind's lanes read as a boid at rest at the origin,
-// which adds the term of 0 to every sum and is not counted: pass A's speed sum counts all n).
-template <class B>
-inline auto kind_lanes(const std::uint8_t* k, int kind) {
-  alignas(64) double t[B::size];
-  for (std::size_t l = 0; l < B::size; ++l) t[l] = k[l] == kind ? 1.0 : 0.0;
-  return B::load_aligned(t) != B(0.0);
-}
-
-template <class B, class Real>
-inline B load_double(const Real* x) {
-  if constexpr (sizeof(Real) == 8) {
-    return B::load_unaligned(x);
-  } else {
-    alignas(64) double t[B::size];
-    for (std::size_t l = 0; l < B::size; ++l) t[l] = double(x[l]);
-    return B::load_aligned(t);
-  }
-}
 
 #endif
 

@@ -99,6 +99,7 @@ struct PairSums {
   FixedSum nnd = 0;  ///< fixed_value of each boid's nearest distance
   std::uint64_t neighbours = 0, nnd_count = 0;
   std::uint64_t spanned = 0;  ///< focal groups over 2 or more cells (a diagnostic for the tests)
+  std::uint64_t batched = 0;  ///< links made from a scan's collected candidates (likewise)
 };
 
 /// Runs the pair pass over the boids [b, e) of cell order.

@@ -16,9 +16,12 @@
 //               focal boid already hangs under the set of the boids before it. A link needs
 //               no work when both already share an ancestor: the group's lanes keep one each
 //               (`common` when they share one), so a candidate whose parent is that ancestor
-//               costs a load and a compare (masked, not branched); a candidate still a root
-//               above it is hung there with one compare-and-swap; only the rest go through
-//               the union-find.
+//               costs a load and a compare (masked, not branched); the candidates after the
+//               group that do need a link are collected without a branch and linked in
+//               batches (a candidate still a root above that ancestor is hung there with one
+//               compare-and-swap; only the rest go through the union-find).
+// The cell geometry (stencil runs, the plan of an x-row's groups, the ring search) is in
+// parallel/metrics_pair_cells.hpp.
 // When a lane's nearest boid lies beyond the stencil, rings of cells further out are searched
 // until no unvisited cell can hold a nearer one.
 //
@@ -38,6 +41,7 @@
 
 #include "core/simd_packs.hpp"
 #include "parallel/metrics_moments.hpp"
+#include "parallel/metrics_pair_cells.hpp"
 #include "parallel/metrics_pairs.hpp"
 #include "parallel/metrics_turn.hpp"
 #include "parallel/metrics_union.hpp"
@@ -77,15 +81,11 @@ struct LaneCounter<P, Real, false> {
 };
 #endif
 
-template <class Real>
-struct PairRun {
-  std::uint32_t b, e;
-  Real sh[3];
-  bool shifted;
-};
-
 template <class P, class Real, int D, PairWrap Wrap, bool Cone>
-class PairPass {
+class PairPass : PairCells<P, Real, D, Wrap> {
+  using Cells = PairCells<P, Real, D, Wrap>;
+  using Cells::decode, Cells::in_, Cells::near_runs, Cells::plan_row, Cells::ring_exists,
+      Cells::ring_min;
   using B = typename P::B;
   using M = typename P::M;
   static constexpr int W = P::W;
@@ -94,6 +94,8 @@ class PairPass {
   using Counter = LaneCounter<P, Real>;
   // Candidates between two flushes of the lane counts (they hold 2^31).
   static constexpr std::uint32_t kFlush = std::uint32_t(1) << 30;
+  // Candidates that need a link, collected before they are linked (scan()).
+  static constexpr int kPend = 32;
 
   // A focal group: up to R * W boids of one cell, R registers of W lanes (lane l of register
   // r holds boid g0 + r * W + l). R = 2 for a cell of more than W boids: each candidate is
@@ -112,12 +114,13 @@ class PairPass {
     B best[R];
     typename Counter::C cnt[R];
     std::uint32_t pending = 0;  // candidates counted in cnt since the last flush
+    std::uint64_t batched = 0;  // links made from scan()'s collected candidates
     std::uint64_t count[R * W] = {};
   };
   enum class Links { none, all, own };
 
  public:
-  explicit PairPass(const PairInput<Real>& in) : in_(in) {}
+  explicit PairPass(const PairInput<Real>& in) : Cells(in) {}
 
   void run(std::size_t b, std::size_t e, PairSums& out) const {
     PairRun<Real> runs[kMaxPairRuns];
@@ -209,6 +212,7 @@ class PairPass {
       if (b3 < run.e) scan_run<Links::all>(run, b3, run.e, f, a);
     }
     flush(a);
+    out.batched += a.batched;
     alignas(64) Real best[R * W];
     for (int r = 0; r < R; ++r) store_lanes(a.best[r], best + r * W);
     int cc[3] = {gcc[0], gcc[1], gcc[2]};  // the cell of lane l's boid
@@ -235,47 +239,6 @@ class PairPass {
         out.nnd += fixed_value(nearest);
         out.nnd_count += 1;
       }
-    }
-  }
-
-  // The focal groups of an x-row: plan[x] = k, the group from the row's cell x (of the m cells
-  // from `cell`, boids clipped to [b, e)) spans k cells (1 to kSpan). A group of k cells
-  // streams k + 2 columns of candidates through all its lanes, so it pays when its cells'
-  // boids share registers: cells of 3 and 4 boids take one register of W = 8 over 4 columns
-  // instead of two over 3 each. The plan minimises the row's sum of (k + 2) * (groups +
-  // registers) (a broadcast costs about what a register's arithmetic does), by dynamic
-  // programming from the row's end. The results do not depend on the plan: the extra
-  // candidates lie more than a cell edge (>= the radius) from the lanes that did not need
-  // them, so they are no neighbours and no links, and a nearest distance among them is one
-  // the ring search would find too, with the same arithmetic (docs/metrics.md).
-  static constexpr int kSpan = 3;
-  void plan_row(std::uint32_t cell, int m, std::size_t b, std::size_t e,
-                std::vector<std::uint8_t>& plan, std::vector<float>& cost) const {
-    plan.assign(std::size_t(m), 1);
-    // Under wrap the k + 2 columns must be distinct cells, and not wrap onto themselves.
-    int kmax = W == 1 ? 1 : kSpan;
-    if (Wrap != PairWrap::none) kmax = std::min(kmax, in_.n[0] - 3);
-    if (kmax <= 1) return;
-    cost.assign(std::size_t(m) + 1, 0.0f);
-    for (int x = m - 1; x >= 0; --x) {
-      float best = std::numeric_limits<float>::max();
-      for (int k = 1; k <= std::min(kmax, m - x); ++k) {
-        const std::size_t gb = std::max<std::size_t>(b, in_.start[cell + std::uint32_t(x)]);
-        const std::size_t ge = std::min<std::size_t>(e, in_.start[cell + std::uint32_t(x + k)]);
-        std::size_t left = ge > gb ? ge - gb : 0, groups = 0, regs = 0;
-        while (left > 0) {  // the split of run()
-          const std::size_t nv = left > std::size_t(W) ? std::min<std::size_t>(2 * W, left) : left;
-          groups += 1;
-          regs += (nv + W - 1) / W;
-          left -= nv;
-        }
-        const float c = float(k + 2) * float(groups + regs) + cost[std::size_t(x + k)];
-        if (c < best) {
-          best = c;
-          plan[std::size_t(x)] = std::uint8_t(k);
-        }
-      }
-      cost[std::size_t(x)] = best;
     }
   }
 
@@ -307,6 +270,21 @@ class PairPass {
     }
     f.common = f.root[0];
     for (std::uint32_t l = 1; l < f.nv; ++l) f.common = f.root[l] == f.common ? f.common : kNone;
+  }
+
+  // The candidates scan() collected: those hanging directly under the lanes' shared ancestor
+  // by now (an earlier link of the batch moved it) need nothing.
+  // Returns how many needed a link.
+  template <int R>
+  std::uint64_t link_pending(const std::uint32_t* pj, const std::uint64_t* pbits, int np,
+                             Group<R>& f) const {
+    std::uint64_t linked = 0;
+    for (int k = 0; k < np; ++k) {
+      if (in_.parent[pj[k]].load(std::memory_order_relaxed) == f.common) continue;
+      link(pbits[k], pj[k], f);
+      linked += 1;
+    }
+    return linked;
   }
 
   static void store_lanes(B x, Real* out) {
@@ -365,6 +343,14 @@ class PairPass {
     }
     std::uint32_t common = f.common;
     const std::uint64_t valid = f.valid;
+    // The candidates to link, appended without a branch and linked in batches: whether one
+    // needs a link is data (taken for about one candidate in ten, when a boid nobody has
+    // linked yet comes within reach), so a branch there mispredicts about once per boid.
+    // Linking later is the same partition: only the order of the unions changes, and a stale
+    // `common` is still an ancestor all lanes share (sets only merge).
+    [[maybe_unused]] std::uint32_t pend_j[kPend];
+    [[maybe_unused]] std::uint64_t pend_bits[kPend];
+    [[maybe_unused]] int np = 0;
     for (std::uint32_t j = b; j < e; ++j) {
       B q[3];
       for (int c = 0; c < D; ++c) q[c] = P::splat((c == 0 ? px : c == 1 ? py : pz)[j]);
@@ -401,12 +387,22 @@ class PairPass {
         // (whether some lane is within reach is a coin toss, this test rarely fails).
         const std::uint32_t pj = parent[j].load(std::memory_order_relaxed);
         bits &= std::uint64_t(0) - std::uint64_t(pj != common);
-        if (bits) [[unlikely]] {
+        if constexpr (L == Links::all) {
+          pend_j[np] = j;
+          pend_bits[np] = bits;
+          np += bits != 0;
+          if (np == kPend) [[unlikely]] {
+            a.batched += link_pending(pend_j, pend_bits, np, f);
+            common = f.common;
+            np = 0;
+          }
+        } else if (bits) [[unlikely]] {  // the group's own pairs: few, and they move `common`
           link(bits, j, f);
           common = f.common;
         }
       }
     }
+    if constexpr (L == Links::all) a.batched += link_pending(pend_j, pend_bits, np, f);
     for (int r = 0; r < R; ++r) {
       a.best[r] = best[r];
       a.cnt[r] = cnt[r];
@@ -419,123 +415,6 @@ class PairPass {
     const B t = x * P::splat(in_.inv_size);
     return (x - P::select(t > half, size, zero)) + P::select(t < -half, size, zero);
   }
-
-  Real wrap1(Real d) const {
-    const Real t = d * in_.inv_size;
-    return (d - in_.size * Real(t > Real(0.5))) + in_.size * Real(t < Real(-0.5));
-  }
-
-  void decode(std::uint32_t cell, int* cc) const {
-    cc[0] = int(cell % std::uint32_t(in_.n[0]));
-    cc[1] = int((cell / std::uint32_t(in_.n[0])) % std::uint32_t(in_.n[1]));
-    cc[2] = int(cell / (std::uint32_t(in_.n[0]) * std::uint32_t(in_.n[1])));
-  }
-  std::uint32_t index(int x, int y, int z) const {
-    return std::uint32_t((std::size_t(z) * std::size_t(in_.n[1]) + std::size_t(y)) *
-                             std::size_t(in_.n[0]) +
-                         std::size_t(x));
-  }
-  // Offset range of axis a at ring distance k around cell coordinate c: [-*lo, *hi]; under
-  // wrap a window of at most n distinct cells, each at its nearest offset.
-  void range(int a, int c, int k, int* lo, int* hi) const {
-    if (Wrap != PairWrap::none) {
-      *lo = std::min(k, (in_.n[a] - 1) / 2);
-      *hi = std::min(k, in_.n[a] / 2);
-    } else {
-      *lo = std::min(k, c);
-      *hi = std::min(k, in_.n[a] - 1 - c);
-    }
-  }
-  int wrap_cell(int a, int c, Real* shift) const {
-    *shift = 0;
-    if (Wrap == PairWrap::none) return c;
-    if (c < 0) {
-      *shift = -in_.size;  // the cell's boids lie near L: d = p_j - p_i - L
-      return c + in_.n[a];
-    }
-    if (c >= in_.n[a]) {
-      *shift = in_.size;
-      return c - in_.n[a];
-    }
-    return c;
-  }
-  // The boid runs of the cells at offsets -1..span around cc (span cells of an x-row, from
-  // cc on, and one cell out): one or two per x-row of the stencil.
-  int near_runs(const int* cc, int span, PairRun<Real>* runs) const {
-    int lo[3], hi[3];
-    for (int a = 0; a < 3; ++a) range(a, cc[a], a < D ? 1 : 0, &lo[a], &hi[a]);
-    if (span > 1) {  // the far end is the last cell's
-      int unused;
-      range(0, cc[0] + span - 1, 1, &unused, &hi[0]);
-    }
-    int nr = 0;
-    const bool shifts = Wrap == PairWrap::shift;
-    for (int oz = -lo[2]; oz <= hi[2]; ++oz) {
-      for (int oy = -lo[1]; oy <= hi[1]; ++oy) {
-        Real sy = 0, sz = 0;
-        const int z = wrap_cell(2, cc[2] + oz, &sz), y = wrap_cell(1, cc[1] + oy, &sy);
-        const int x0 = cc[0] - lo[0], x1 = cc[0] + span - 1 + hi[0];
-        auto add = [&](int a, int bnd, Real sx) {  // cells a..bnd of this row
-          PairRun<Real>& run = runs[nr];
-          run.b = in_.start[index(a, y, z)];
-          run.e = in_.start[index(bnd, y, z) + 1];
-          run.sh[0] = shifts ? sx : Real(0);
-          run.sh[1] = shifts ? sy : Real(0);
-          run.sh[2] = shifts ? sz : Real(0);
-          run.shifted = shifts && (run.sh[0] != 0 || run.sh[1] != 0 || run.sh[2] != 0);
-          if (run.b < run.e) ++nr;
-        };
-        if (x0 < 0) {
-          add(x0 + in_.n[0], in_.n[0] - 1, -in_.size);
-          add(0, x1, 0);
-        } else if (x1 >= in_.n[0]) {
-          add(x0, in_.n[0] - 1, 0);
-          add(0, x1 - in_.n[0], in_.size);
-        } else {
-          add(x0, x1, 0);
-        }
-      }
-    }
-    return nr;
-  }
-  bool ring_exists(const int* cc, int ring) const {
-    for (int a = 0; a < D; ++a) {
-      int lo, hi;
-      range(a, cc[a], ring, &lo, &hi);
-      if (lo >= ring || hi >= ring) return true;
-    }
-    return false;
-  }
-  // Smallest squared distance from boid i to the boids of the cells at Chebyshev ring `ring`,
-  // with the per-pair minimum image (exact at any distance).
-  Real ring_min(const Real* pi, std::uint32_t i, const int* cc, int ring, Real best) const {
-    int lo[3], hi[3];
-    for (int a = 0; a < 3; ++a) range(a, cc[a], a < D ? ring : 0, &lo[a], &hi[a]);
-    for (int oz = -lo[2]; oz <= hi[2]; ++oz) {
-      for (int oy = -lo[1]; oy <= hi[1]; ++oy) {
-        for (int ox = -lo[0]; ox <= hi[0]; ++ox) {
-          if (std::max(std::abs(ox), std::max(std::abs(oy), std::abs(oz))) != ring) continue;
-          Real s;
-          const std::uint32_t cell =
-              index(wrap_cell(0, cc[0] + ox, &s), wrap_cell(1, cc[1] + oy, &s),
-                    wrap_cell(2, cc[2] + oz, &s));
-          for (std::uint32_t j = in_.start[cell]; j < in_.start[cell + 1]; ++j) {
-            if (j == i) continue;
-            Real dist2 = 0;
-            for (int c = 0; c < D; ++c) {
-              Real d = in_.p[c][j] - pi[c];
-              if constexpr (Wrap != PairWrap::none) d = wrap1(d);
-              dist2 += d * d;
-            }
-            if (dist2 < best) best = dist2;
-          }
-        }
-      }
-    }
-    return best;
-  }
-
-  const PairInput<Real>& in_;
 };
 
 template <class P, class Real, int D, PairWrap Wr, bool Cone>

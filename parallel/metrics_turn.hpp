@@ -11,6 +11,10 @@
 #include <cmath>
 #include <cstddef>
 
+#if defined(BOIDS_PAIR_PACKS_X86)  // the per-ISA units, after core/simd_packs.hpp
+#include "parallel/metrics_lanes.hpp"
+#endif
+
 namespace boids::metrics_detail {
 namespace {
 
@@ -35,39 +39,35 @@ inline void turn_one(double u, const double* ts, const double* tc, double* sn, d
 template <class P, class Real>
 void turn_many(const Real* x, std::size_t n, double size, const double* ts, const double* tc,
                double* sn, double* cs) {
+  std::size_t i = 0;
+#if defined(BOIDS_PAIR_PACKS_X86)
   using B = typename P::B;
   constexpr int W = P::W;
-  std::size_t i = 0;
   if constexpr (W > 1) {
-    alignas(64) double u[W], kd[W], lts[W], ltc[W];
-    const B one(1.0);
+    // Every value stays in registers (parallel/metrics_lanes.hpp): the same operations as
+    // turn_one, lane by lane, so the same bits.
+    const B one(1.0), zero(0.0), top(double(kTurnSize - 1));
     for (; i + W <= n; i += W) {
-      for (int l = 0; l < W; ++l) u[l] = double(x[i + std::size_t(l)]);
-      const B uu = B::load_aligned(u) / B(size);
-      uu.store_aligned(u);
-      bool plain = true;
-      for (int l = 0; l < W; ++l) plain = plain && u[l] >= 0 && u[l] < 1;
-      if (!plain) {
+      const B uu = load_double<B, Real>(x + i) / B(size);
+      if (!xsimd::all(uu >= zero && uu < one)) {
+        alignas(64) double u[W];
+        uu.store_aligned(u);
         for (int l = 0; l < W; ++l) turn_one(u[l], ts, tc, sn + i + l, cs + i + l);
         continue;
       }
       const B scaled = uu * B(double(kTurnSize));
-      scaled.store_aligned(u);
-      for (int l = 0; l < W; ++l) {
-        int k = int(u[l]);
-        k = k < 0 ? 0 : (k >= kTurnSize ? kTurnSize - 1 : k);
-        kd[l] = double(k);
-        lts[l] = ts[k];
-        ltc[l] = tc[k];
-      }
-      const B f = (scaled - B::load_aligned(kd)) * B(kTurnTwoPi / kTurnSize), f2 = f * f;
+      const B kd = xsimd::min(xsimd::max(xsimd::trunc(scaled), zero), top);  // int(), clamped
+      const B f = (scaled - kd) * B(kTurnTwoPi / kTurnSize), f2 = f * f;
       const B sf = f * (one - f2 / B(6.0) * (one - f2 / B(20.0)));
-      const B cf = one - f2 / B(2.0) * (one - f2 / B(12.0) * (one - f2 / B(30.0)));
-      const B vs = B::load_aligned(lts), vc = B::load_aligned(ltc);
+      // f2 / 2 as f2 * 0.5: the same value (a power of two scales exactly, or both round the
+      // same quotient), one division fewer.
+      const B cf = one - f2 * B(0.5) * (one - f2 / B(12.0) * (one - f2 / B(30.0)));
+      const B vs = gather_lanes(ts, kd), vc = gather_lanes(tc, kd);
       (vs * cf + vc * sf).store_unaligned(sn + i);
       (vc * cf - vs * sf).store_unaligned(cs + i);
     }
   }
+#endif
   for (; i < n; ++i) turn_one(double(x[i]) / size, ts, tc, sn + i, cs + i);
 }
 

@@ -335,6 +335,9 @@ TEST_CASE("the metrics pair pass spans focal groups over sparse cells, with the 
       ref = pass(ref_roots);
     }
     CHECK(ref.spanned == 0);
+    // The links after a group are collected and made in batches (every set, scalar too): most
+    // boids are hung under a set from there, once each.
+    CHECK(ref.batched > n / 2);
     CHECK(ref.neighbours > n);
     CHECK(ref.nnd_count == n);
     for (boids::Isa isa : boids::test::testable_isas()) {
@@ -343,6 +346,7 @@ TEST_CASE("the metrics pair pass spans focal groups over sparse cells, with the 
       INFO("isa " << boids::isa_name(isa) << " wrap " << (bnd == Boundary::wrap));
       const md::PairSums s = pass(roots);
       CHECK(s.spanned > n / 100);
+      CHECK(s.batched > n / 2);
       CHECK(s.neighbours == ref.neighbours);
       CHECK(s.nnd == ref.nnd);
       CHECK(s.nnd_count == ref.nnd_count);
