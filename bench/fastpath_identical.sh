@@ -2,7 +2,8 @@
 # Byte-identical `--out` of two `boids` binaries (docs/bench.md, "Every rule on the fast path"):
 # predators (n/100, chase and flee; flee and evade), sphere obstacles (n/100) and every
 # behaviour at once, in 2D and 3D, float and double, on 1 and 2 threads, under
-# BOIDS_MAX_ISA=scalar, sse4.2 and avx2. Exits 1 at the first difference.
+# BOIDS_MAX_ISA=scalar, sse4.2, avx2 and avx512 (a cap above the CPU runs its best). Exits 1 at
+# the first difference.
 #
 # usage: fastpath_identical.sh OLD_BINARY NEW_BINARY [N [STEPS]]   (defaults 20000 boids, 4 steps)
 set -eu
@@ -101,7 +102,7 @@ fail=0
 for s in "$dir"/*.toml; do
   name=$(basename "$s" .toml)
   for prec in float double; do
-    for isa in scalar sse4.2 avx2; do
+    for isa in scalar sse4.2 avx2 avx512; do
       for th in 1 2; do
         for b in old new; do
           eval bin=\$$b
