@@ -265,6 +265,61 @@ void prepare_behaviours(const ModelParams<Real>& m, const BoidStore<Real>& s,
     // order give the same bits. Near predators share prey, so they go in a Z-order of cells
     // about the reach wide: their prey are then still in cache.
     const std::vector<std::uint32_t> order = z_order<Real>(b.predators, D, double(m.size), reach);
+    if (select_prey_sweep<Real>(D, m.boundary == Boundary::wrap)) {
+      // Float worlds: blocks of kSweepBlock predators in that order, each block's ranges in
+      // slot order (prey_views: the sweep, core/prey_scan.hpp), so the rows the block's
+      // predators share are read from memory once. Any split into blocks gives the same bits.
+      constexpr std::size_t kSweepBlock = 2048;
+      const std::size_t np = b.predators.size();
+      auto blocks = [&](std::size_t bb, std::size_t be) {
+        // Per thread and kept from step to step: fresh pages cost more than the sweep's sort.
+        thread_local std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
+        thread_local std::vector<PreySweepTask> tasks;
+        thread_local std::vector<PreySweepPred<Real>> preds;
+        thread_local std::vector<PreyScanResult<Real>> res;
+        for (std::size_t blk = bb; blk < be; ++blk) {
+          const std::size_t t0 = blk * kSweepBlock, t1 = std::min(np, t0 + kSweepBlock);
+          tasks.clear();
+          preds.assign(t1 - t0, PreySweepPred<Real>{});
+          for (std::size_t t = t0; t < t1; ++t) {
+            const SpecialAgent<Real>& a = b.predators[order[t]];
+            PreySweepPred<Real>& pr = preds[t - t0];
+            Real v_len = 0;
+            for (int c = 0; c < D; ++c) {
+              pr.p[c] = a.p[c];
+              pr.v[c] = a.v[c];
+              v_len += a.v[c] * a.v[c];
+            }
+            pr.v_len = std::sqrt(v_len);
+            ranges.clear();
+            near(a.p, reach, ranges);
+            for (const auto& [rb, re] : ranges)
+              tasks.push_back(PreySweepTask{rb, re, std::uint32_t(t - t0)});
+          }
+          res.resize(t1 - t0);
+          prey_views(args, D, m.boundary == Boundary::wrap, preds.data(), preds.size(), tasks,
+                     res.data());
+          if (!chase) continue;
+          for (std::size_t t = t0; t < t1; ++t) {
+            const PreyScanResult<Real>& r = res[t - t0];
+            if (r.prey == 0) continue;
+            SpecialAgent<Real>& a = b.predators[order[t]];
+            a.prey = r.prey;
+            for (int c = 0; c < D; ++c) {
+              a.prey_offset[c] = Real(r.sum[c] / double(r.prey));
+              a.nearest_d[c] = r.nearest_d[c];
+              a.nearest_v[c] = s.v[c][r.best_slot];
+            }
+          }
+        }
+      };
+      const std::size_t nb = (np + kSweepBlock - 1) / kSweepBlock;
+      if (pfor)
+        pfor(nb, blocks);
+      else
+        blocks(0, nb);
+      return;
+    }
     // The slot ranges of predator t + 1 are looked up, and their lines prefetched, before
     // predator t is scanned (prefetch_prey): the scan then finds most of them in cache.
     auto views = [&](std::size_t begin, std::size_t end) {

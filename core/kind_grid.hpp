@@ -167,6 +167,13 @@ class KindGrid {
   /// (the vectorised prey finish, core/prey_finish_impl.hpp).
   bool has_near_lists() const { return !near_start_.empty(); }
   std::uint32_t cell_index(const Real* p) const { return cell_of(p); }
+  /// Coordinate c's cell of x (what cell_index() combines), and the cell of per-axis cells.
+  std::uint32_t axis_cell(int c, Real x) const { return coord(c, x); }
+  std::uint32_t cell_at(const std::uint32_t* a) const {
+    std::uint32_t idx = 0;
+    for (int c = dims_ - 1; c >= 0; --c) idx = idx * std::uint32_t(n_[c]) + a[c];
+    return idx;
+  }
   std::pair<const std::uint32_t*, const std::uint32_t*> near_list(std::uint32_t cell) const {
     const std::uint32_t* base = near_items_.data();
     return {base + near_start_[cell], base + near_start_[cell + 1]};

@@ -41,10 +41,50 @@ struct PreyLanes {
   }
 
   // The predators near the batch's prey (lanes' slots slot[l]): the ascending union of their
-  // cells' neighbourhood lists. Returns [begin, end); `buf` holds a merged union.
+  // cells' neighbourhood lists, or of every cell's in the lanes' box of cells (a superset:
+  // cells grow with the coordinates, so each lane's cell is in the box, and a predator in no
+  // lane's list changes nothing, above). Returns [begin, end); `buf` holds a merged union.
   static std::pair<const std::uint32_t*, const std::uint32_t*> candidates(
       const FinishView<Real>& f, const std::uint32_t* slot, std::vector<std::uint32_t>& buf) {
     const KindGrid<Real>& g = f.prey->predator_grid;
+    {
+      // The box: two cells per axis instead of one per lane and axis, then a few lists.
+      Real lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+      bool finite = true;
+      for (int c = 0; c < D; ++c) {
+        const Real* pc = f.p[c];
+        Real a = pc[slot[0]], b = a;
+        for (int l = 1; l < W; ++l) {
+          const Real x = pc[slot[l]];
+          a = x < a ? x : a;
+          b = x > b ? x : b;
+        }
+        lo[c] = a;
+        hi[c] = b;
+        finite = finite && std::isfinite(a) && std::isfinite(b);
+      }
+      std::uint32_t c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0};
+      std::uint32_t cells = 1;
+      for (int c = 0; c < D && finite; ++c) {
+        c0[c] = g.axis_cell(c, lo[c]);
+        c1[c] = g.axis_cell(c, hi[c]);
+        cells *= c1[c] - c0[c] + 1;
+      }
+      if (finite && cells == 1) return g.near_list(g.cell_at(c0));
+      if (finite && cells <= 4) {
+        buf.clear();
+        std::uint32_t a[3] = {0, 0, 0};
+        for (a[2] = c0[2]; a[2] <= c1[2]; ++a[2])
+          for (a[1] = c0[1]; a[1] <= c1[1]; ++a[1])
+            for (a[0] = c0[0]; a[0] <= c1[0]; ++a[0]) {
+              const auto r = g.near_list(g.cell_at(a));
+              buf.insert(buf.end(), r.first, r.second);
+            }
+        std::sort(buf.begin(), buf.end());
+        buf.erase(std::unique(buf.begin(), buf.end()), buf.end());
+        return {buf.data(), buf.data() + buf.size()};
+      }
+    }
     std::uint32_t cell[W];
     bool same = true;
     for (int l = 0; l < W; ++l) {

@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "core/kernels.hpp"
 
@@ -90,14 +91,58 @@ using PreyScanFn = void (*)(const PreyScanArgs<Real>& a,
                             const std::pair<std::uint32_t, std::uint32_t>* ranges,
                             std::size_t count, PreyScanResult<Real>& out);
 
+// Many predators at once in slot order (the sweep). The scan above runs predator by predator:
+// each one's few dozen ranges (a cell row each) lie far apart in memory, and its first loads of
+// a range were most of its time (cache misses). The sweep takes every (range, predator) pair
+// of a block of predators, sorted by the range's first slot, so the predators that share a
+// cell row scan it one after another while it is in the L1 cache, and the rows stream through
+// memory once per block. Each predator's count, nearest and double sum are the same in any
+// order of its ranges where the unordered scan's exact-lane argument holds (the top of this
+// file); a predator where it may not (an offset off the 2^-30 grid, too many prey, another
+// kind in a range) is flagged, and prey_views() scans it again with the scan above.
+struct PreySweepTask {
+  std::uint32_t begin = 0, end = 0;  // a slot range of predator `pred`
+  std::uint32_t pred = 0;
+};
+
+template <class Real>
+struct PreySweepPred {
+  Real p[3] = {0, 0, 0}, v[3] = {0, 0, 0}, v_len = 0;
+};
+
+/// Runs `count` tasks in their order, accumulating into out[pred] (initialised by the caller:
+/// prey 0, sums 0, best2 +inf); sets bad[pred] where the predator must be scanned again.
+/// Reads a's position, kind, id and view fields, and marks a.seen like the scan; a.ap, a.av
+/// and a.av_len are taken from preds[pred].
+template <class Real>
+using PreySweepFn = void (*)(const PreyScanArgs<Real>& a, const PreySweepPred<Real>* preds,
+                             const PreySweepTask* tasks, std::size_t count,
+                             PreyScanResult<Real>* out, std::uint8_t* bad);
+
 template <class Real>
 struct PreyScanTable {
   PreyScanFn<Real> fn[2][2] = {};  // [dims 2/3][wrap]
+  PreySweepFn<Real> sweep[2][2] = {};
 };
 
 /// The scan for dispatched_isa(), a dimension and whether the box wraps.
 template <class Real>
 PreyScanFn<Real> select_prey_scan(int dims, bool wrap);
+
+/// The sweep for dispatched_isa() (float only; nullptr for double, whose offsets have no
+/// common grid: the caller scans predator by predator).
+template <class Real>
+PreySweepFn<Real> select_prey_sweep(int dims, bool wrap);
+
+/// The views of predators preds[0, np) given the tasks of all their ranges (each predator's
+/// ranges disjoint; any order): out[k] gets what the scan of predator k's ranges in ascending
+/// order gives (the same bits), and a.seen its marks. Sorts `tasks` by their first slot, runs
+/// the sweep, then scans the flagged predators (all of them for double) one by one. Returns
+/// how many it scanned so.
+template <class Real>
+std::size_t prey_views(const PreyScanArgs<Real>& a, int dims, bool wrap,
+                       const PreySweepPred<Real>* preds, std::size_t np,
+                       const std::vector<PreySweepTask>& tasks, PreyScanResult<Real>* out);
 
 void prey_scan_scalar(PreyScanTable<float>& f, PreyScanTable<double>& d);
 void prey_scan_sse42(PreyScanTable<float>& f, PreyScanTable<double>& d);

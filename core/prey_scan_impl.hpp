@@ -55,14 +55,80 @@ inline bool other_kinds(const std::uint8_t* kind, int len) {
   return any != 0;
 }
 
+// A double sum of W float lanes per vector: the lanes widened to double in registers
+// where the pack is an x86 vector (two double vectors per float vector), else through memory.
+// The order of the additions is free here (the sums are exact where they are used).
+template <class P, class Real, class = void>
+struct WideSum {
+  using B = typename P::B;
+  double s[P::W] = {};
+  void add(B x) {
+    alignas(64) Real b[P::W];
+    P::storeu(b, x);
+    for (int l = 0; l < P::W; ++l) s[l] += double(b[l]);
+  }
+  double total() const {
+    double t = 0;
+    for (int l = 0; l < P::W; ++l) t += s[l];
+    return t;
+  }
+};
+
+#if defined(BOIDS_PAIR_PACKS_X86)
+template <class P>
+struct WideSum<P, float, std::enable_if_t<std::is_same_v<typename P::B::register_type, __m128>>> {
+  __m128d lo = _mm_setzero_pd(), hi = _mm_setzero_pd();
+  void add(typename P::B x) {
+    const __m128 r = x;
+    lo = _mm_add_pd(lo, _mm_cvtps_pd(r));
+    hi = _mm_add_pd(hi, _mm_cvtps_pd(_mm_movehl_ps(r, r)));
+  }
+  double total() const {
+    alignas(16) double t[2];
+    _mm_store_pd(t, _mm_add_pd(lo, hi));
+    return t[0] + t[1];
+  }
+};
+#ifdef __AVX__
+template <class P>
+struct WideSum<P, float, std::enable_if_t<std::is_same_v<typename P::B::register_type, __m256>>> {
+  __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+  void add(typename P::B x) {
+    const __m256 r = x;
+    lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(r)));
+    hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(r, 1)));
+  }
+  double total() const {
+    const __m256d s = _mm256_add_pd(lo, hi);
+    const __m128d h = _mm_add_pd(_mm256_castpd256_pd128(s), _mm256_extractf128_pd(s, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+  }
+};
+#endif
+#ifdef __AVX512F__
+template <class P>
+struct WideSum<P, float, std::enable_if_t<std::is_same_v<typename P::B::register_type, __m512>>> {
+  __m512d lo = _mm512_setzero_pd(), hi = _mm512_setzero_pd();
+  void add(typename P::B x) {
+    const __m512 r = x;
+    lo = _mm512_add_pd(lo, _mm512_cvtps_pd(_mm512_castps512_ps256(r)));
+    hi = _mm512_add_pd(
+        hi, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(r), 1))));
+  }
+  double total() const { return _mm512_reduce_add_pd(_mm512_add_pd(lo, hi)); }
+};
+#endif
+#endif
+
 // The prey-side test of sees_a_predator() (core/behaviour_kinds.hpp) for the prey in `slot`,
 // scalar: it runs for the few candidates within the prey's radius.
+// `ap`: the predator's position (a.ap for the scan, the task's predator for the sweep).
 template <class Real, int D, bool Wrap>
-inline void mark_if_seen(const PreyScanArgs<Real>& a, std::uint32_t slot) {
+inline void mark_if_seen(const PreyScanArgs<Real>& a, const Real* ap, std::uint32_t slot) {
   if (a.kind[slot] != 0) return;
   Real e[3] = {0, 0, 0};
   for (int c = 0; c < D; ++c) {
-    e[c] = a.ap[c] - a.p[c][slot];
+    e[c] = ap[c] - a.p[c][slot];
     if (Wrap) e[c] = min_image(e[c], a.size, a.inv_size);
   }
   Real e2 = 0;
@@ -97,7 +163,7 @@ bool scan_pass(const PreyScanArgs<Real>& a, const std::pair<std::uint32_t, std::
   const bool cone = !a.full_view && a.av_len > Real(0);
   alignas(64) Real buf[4][W];
   alignas(64) Real tail[3][W];
-  alignas(64) double lane_sum[3][W] = {};
+  WideSum<P, Real> lane_sum[3];
   double sum[3] = {0, 0, 0};
   M bad = P::splat(Real(0)) != P::splat(Real(0));  // all false
   const B grid = P::splat(Real(1073741824.0));     // 2^30
@@ -163,7 +229,7 @@ bool scan_pass(const PreyScanArgs<Real>& a, const std::pair<std::uint32_t, std::
             std::atomic_ref<std::uint8_t>(a.seen[i + std::uint32_t(l)])
                 .store(1, std::memory_order_relaxed);
           else
-            mark_if_seen<Real, D, Wrap>(a, i + std::uint32_t(l));
+            mark_if_seen<Real, D, Wrap>(a, a.ap, i + std::uint32_t(l));
         }
       }
       if (!a.chase) continue;
@@ -204,11 +270,11 @@ bool scan_pass(const PreyScanArgs<Real>& a, const std::pair<std::uint32_t, std::
           const B xm = P::select(vis, x[c], P::splat(Real(0)));
           const B t = xm * grid;
           bad = P::or_(bad, P::round(t) != t);
-          P::storeu(buf[c], xm);
-          for (int l = 0; l < W; ++l) lane_sum[c][l] += double(buf[c][l]);
+          lane_sum[c].add(xm);
         }
         std::uint64_t nb = P::bits(P::and_(vis, d2 <= P::splat(best2)));
         if (nb) {
+          for (int c = 0; c < D; ++c) P::storeu(buf[c], x[c]);
           P::storeu(buf[3], d2);
           while (nb) {
             const int l = std::countr_zero(nb);
@@ -229,8 +295,7 @@ bool scan_pass(const PreyScanArgs<Real>& a, const std::pair<std::uint32_t, std::
     if (P::bits(bad)) return false;
     // Every partial sum below 2^23 (see the top of core/prey_scan.hpp).
     if (double(count) * (std::sqrt(double(a.radius2)) * 1.001 + 1.0) > 4194304.0) return false;
-    for (int c = 0; c < D; ++c)
-      for (int l = 0; l < W; ++l) sum[c] += lane_sum[c][l];
+    for (int c = 0; c < D; ++c) sum[c] += lane_sum[c].total();
   }
   out.prey = std::int32_t(count);
   for (int c = 0; c < D; ++c) {
@@ -255,6 +320,16 @@ void scan(const PreyScanArgs<Real>& a, const std::pair<std::uint32_t, std::uint3
   }
 }
 
+}  // namespace prey_detail
+}  // namespace
+}  // namespace boids
+
+#include "core/prey_sweep_impl.hpp"
+
+namespace boids {
+namespace {
+namespace prey_detail {
+
 template <template <class> class PackOf, class Real>
 void fill_prey_table(PreyScanTable<Real>& t) {
   using P = PackOf<Real>;
@@ -262,6 +337,12 @@ void fill_prey_table(PreyScanTable<Real>& t) {
   t.fn[0][1] = &scan<P, Real, 2, true>;
   t.fn[1][0] = &scan<P, Real, 3, false>;
   t.fn[1][1] = &scan<P, Real, 3, true>;
+  if constexpr (sizeof(Real) == 4) {  // double offsets have no common grid (prey_scan.hpp)
+    t.sweep[0][0] = &sweep<P, Real, 2, false>;
+    t.sweep[0][1] = &sweep<P, Real, 2, true>;
+    t.sweep[1][0] = &sweep<P, Real, 3, false>;
+    t.sweep[1][1] = &sweep<P, Real, 3, true>;
+  }
 }
 
 }  // namespace prey_detail

@@ -1,0 +1,148 @@
+// Issue 14, the predators' view of the prey in one sweep (prey_views, core/prey_scan.hpp): many
+// predators' ranges at once, sorted by slot, must give every predator the slot-order loop's
+// bits (count, double sum, nearest, and the prey that see it) on every instruction set. Float
+// worlds must take the sweep (no predator scanned again) unless a predator's offsets leave the
+// exact-sum grid or another kind lies in its ranges; double worlds scan every predator again.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "core/kernels.hpp"
+#include "core/model.hpp"
+#include "core/prey_scan.hpp"
+#include "prey_scan_reference.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using namespace boids;
+
+// `radius` above a quarter box makes vectors take the whole minimum image; predators sit at the
+// seam (both sides) and some ranges span the whole store (a view wider than the box).
+template <class Real, int D>
+void check_views(bool wrap, double radius, std::uint64_t seed) {
+  const double L = 100;
+  const std::size_t n = 5000, np = 48;
+  BoidStore<Real> s;
+  s.dims = D;
+  s.resize(n);
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> u(0.02, L - 0.02), uv(-2.0, 2.0);
+  for (int round = 0; round < 2; ++round) {
+    // Round 1: cones, another kind among the prey, and prey and a predator near the origin
+    // planes (offsets off the 2^-30 grid): those predators are scanned again.
+    for (std::size_t i = 0; i < n; ++i) {
+      s.id[i] = std::uint32_t((i * 7919) % n);
+      s.kind[i] = round == 1 && i >= 1000 && i < 1004 ? 1 : 0;  // in some predators' ranges
+      for (int c = 0; c < D; ++c) {
+        double x = u(gen);
+        if (i % 3 == 0) x = std::floor(x);  // a lattice: ties in d2
+        if (round == 1 && i % 211 == 0) x = 3e-6;
+        if (!wrap && i % 50 == 0) x = -3 + x / 10;  // outside the box
+        s.p[c][i] = Real(x);
+        s.v[c][i] = Real(i % 11 == 0 ? 0.0 : uv(gen));
+      }
+    }
+    PreyScanArgs<Real> a = test::scan_args(s, L, round == 0, radius, 5.0);
+    std::vector<PreySweepPred<Real>> preds(np);
+    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> ranges(np);
+    std::vector<PreySweepTask> tasks;
+    for (std::size_t k = 0; k < np; ++k) {
+      PreySweepPred<Real>& pr = preds[k];
+      Real vv = 0;
+      for (int c = 0; c < D; ++c) {
+        double x = u(gen);
+        if (k % 4 == 0 && c == 0) x = wrap ? L - 1e-3 : L + 2;                 // at the seam
+        if (k % 4 == 1 && c == 0) x = round == 1 && k % 8 == 1 ? 3e-6 : 0.01;  // its other side
+        if (k % 5 == 0) x = std::floor(x);
+        pr.p[c] = Real(x);
+        pr.v[c] = Real(k % 7 == 3 ? 0.0 : uv(gen));
+        vv += pr.v[c] * pr.v[c];
+      }
+      pr.v_len = std::sqrt(vv);
+      if (k % 7 == 0) {
+        ranges[k].emplace_back(0u, std::uint32_t(n));  // every slot
+      } else {
+        for (std::uint32_t b = std::uint32_t(gen() % 50); b < n;) {
+          const std::uint32_t e = std::min<std::uint32_t>(std::uint32_t(n), b + 1 + gen() % 90);
+          if (gen() % 3 != 0) ranges[k].emplace_back(b, e);
+          b = e + std::uint32_t(gen() % 40);
+        }
+      }
+      for (const auto& [b, e] : ranges[k]) tasks.push_back(PreySweepTask{b, e, std::uint32_t(k)});
+    }
+    std::shuffle(tasks.begin(), tasks.end(), gen);
+    std::vector<PreyScanResult<Real>> want(np);
+    std::vector<std::uint8_t> want_seen(n, 0);
+    for (std::size_t k = 0; k < np; ++k) {
+      for (int c = 0; c < 3; ++c) {
+        a.ap[c] = preds[k].p[c];
+        a.av[c] = preds[k].v[c];
+      }
+      a.av_len = preds[k].v_len;
+      test::reference<Real, D>(a, ranges[k], wrap, want[k], want_seen);
+    }
+    std::size_t seeing = 0;
+    for (const PreyScanResult<Real>& w : want) seeing += w.prey > 0;
+    CHECK(seeing > np / 2);
+    for (Isa isa : test::testable_isas()) {
+      test::MaxIsaScope cap(isa);
+      INFO(isa_name(isa) << " " << D << "D wrap " << wrap << " float " << (sizeof(Real) == 4)
+                         << " radius " << radius << " round " << round);
+      std::vector<std::uint8_t> seen(n, 0);
+      a.seen = seen.data();
+      std::vector<PreyScanResult<Real>> got(np);
+      const std::size_t again = prey_views(a, D, wrap, preds.data(), np, tasks, got.data());
+      for (std::size_t k = 0; k < np; ++k) {
+        INFO("predator " << k);
+        REQUIRE(got[k].prey == want[k].prey);
+        if (want[k].prey == 0) continue;
+        for (int c = 0; c < D; ++c) {
+          CHECK(got[k].sum[c] == want[k].sum[c]);  // the slot-order double sum's bits
+          CHECK(got[k].nearest_d[c] == want[k].nearest_d[c]);
+        }
+        CHECK(got[k].best_slot == want[k].best_slot);
+        CHECK(got[k].best_id == want[k].best_id);
+        CHECK(got[k].best2 == want[k].best2);
+      }
+      CHECK(seen == want_seen);
+      if (sizeof(Real) == 8) {
+        CHECK(again == np);  // double: every predator through the scan
+      } else if (round == 0) {
+        CHECK(again == 0);  // float, on the grid, no other kinds: the sweep alone
+      } else {
+        CHECK(again > 0);  // the predators near the origin, or with another kind in view
+        CHECK(again < np);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("prey views: the sweep over many predators gives each the scan's bits",
+          "[fastpath][predators]") {
+  for (bool wrap : {true, false}) {
+    for (double radius : {13.0, 40.0}) {
+      check_views<float, 2>(wrap, radius, 31);
+      check_views<float, 3>(wrap, radius, 32);
+      check_views<double, 3>(wrap, radius, 33);
+    }
+  }
+}
+
+TEST_CASE("prey views: float worlds have the sweep on every instruction set",
+          "[fastpath][predators]") {
+  for (Isa isa : test::testable_isas()) {
+    test::MaxIsaScope cap(isa);
+    INFO(isa_name(isa));
+    for (int dims : {2, 3}) {
+      for (bool wrap : {true, false}) {
+        CHECK(select_prey_sweep<float>(dims, wrap) != nullptr);
+        CHECK(select_prey_sweep<double>(dims, wrap) == nullptr);
+      }
+    }
+  }
+}
