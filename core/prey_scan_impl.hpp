@@ -147,6 +147,44 @@ inline void mark_if_seen(const PreyScanArgs<Real>& a, const Real* ap, std::uint3
   std::atomic_ref<std::uint8_t>(a.seen[slot]).store(1, std::memory_order_relaxed);
 }
 
+// The offsets x = p - ap of slots [i, i + len), len <= W. A short last vector reads on into
+// the next slots (masked by the caller) where the store has them, else a copy padded with NaN
+// (`tail`), which fails every test. Under Wrap the minimum image; but most vectors lie well
+// inside half the box from the predator: where every lane's |x| < size / 4 (`quarter`),
+// min_image()'s t = x / size is within (-0.5, 0.5) and it returns x + 0, so that is computed
+// without the rest of image() (the same bits).
+template <class P, class Real, int D, bool Wrap>
+inline void prey_offsets(const PreyScanArgs<Real>& a, std::uint32_t i, int len,
+                         const typename P::B* ap, typename P::B quarter, Real (*tail)[P::W],
+                         typename P::B* x) {
+  using B = typename P::B;
+  using M = typename P::M;
+  constexpr int W = P::W;
+  const bool whole = std::size_t(i) + std::size_t(W) <= a.readable;
+  for (int c = 0; c < D; ++c) {
+    B q;
+    if (whole) {
+      q = P::loadu(a.p[c] + i);
+    } else {
+      for (int l = 0; l < W; ++l)
+        tail[c][l] = l < len ? a.p[c][i + l] : std::numeric_limits<Real>::quiet_NaN();
+      q = P::loadu(tail[c]);
+    }
+    x[c] = q - ap[c];
+  }
+  if constexpr (Wrap) {
+    constexpr std::uint64_t all_lanes = W >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << W) - 1;
+    bool inside = false;
+    if constexpr (W > 1) {
+      M in = P::and_(x[0]<quarter, x[0]> - quarter);
+      for (int c = 1; c < D; ++c) in = P::and_(in, P::and_(x[c]<quarter, x[c]> - quarter));
+      inside = P::bits(in) == all_lanes;
+    }
+    for (int c = 0; c < D; ++c)
+      x[c] = inside ? x[c] + P::splat(Real(0)) : image<P, Real>(x[c], a.size, a.inv_size);
+  }
+}
+
 // One pass over the ranges. Ordered: every visible prey added lane by lane in slot order.
 // Else the double lanes (see the top of core/prey_scan.hpp); returns false when their sum
 // may differ from the ordered one (the caller then runs the ordered pass).
@@ -168,7 +206,6 @@ bool scan_pass(const PreyScanArgs<Real>& a, const std::pair<std::uint32_t, std::
   M bad = P::splat(Real(0)) != P::splat(Real(0));  // all false
   const B grid = P::splat(Real(1073741824.0));     // 2^30
   const B quarter = P::splat(a.size * Real(0.25));
-  constexpr std::uint64_t all_lanes = W >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << W) - 1;
   std::int64_t count = 0;
   Real best2 = std::numeric_limits<Real>::infinity();
   std::uint32_t best_slot = 0;  // its id is read only on a tie (a cache miss)
@@ -186,34 +223,8 @@ bool scan_pass(const PreyScanArgs<Real>& a, const std::pair<std::uint32_t, std::
     }
     for (std::uint32_t i = begin; i < end; i += W) {
       const int len = end - i < std::uint32_t(W) ? int(end - i) : W;
-      // A short last vector reads on into the next slots (masked) where the store has them,
-      // else a copy padded with NaN, which fails every test.
-      const bool whole = std::size_t(i) + std::size_t(W) <= a.readable;
       B x[3];
-      for (int c = 0; c < D; ++c) {
-        B q;
-        if (whole) {
-          q = P::loadu(a.p[c] + i);
-        } else {
-          for (int l = 0; l < W; ++l)
-            tail[c][l] = l < len ? a.p[c][i + l] : std::numeric_limits<Real>::quiet_NaN();
-          q = P::loadu(tail[c]);
-        }
-        x[c] = q - ap[c];
-      }
-      if constexpr (Wrap) {
-        // Most vectors lie well inside half the box from the predator: where every lane's
-        // |x| < size / 4, min_image()'s t = x / size is within (-0.5, 0.5) and it returns
-        // x + 0, so that is computed without the rest of image() (the same bits).
-        bool inside = false;
-        if constexpr (W > 1) {
-          M in = P::and_(x[0]<quarter, x[0]> - quarter);
-          for (int c = 1; c < D; ++c) in = P::and_(in, P::and_(x[c]<quarter, x[c]> - quarter));
-          inside = P::bits(in) == all_lanes;
-        }
-        for (int c = 0; c < D; ++c)
-          x[c] = inside ? x[c] + P::splat(Real(0)) : image<P, Real>(x[c], a.size, a.inv_size);
-      }
+      prey_offsets<P, Real, D, Wrap>(a, i, len, ap, quarter, tail, x);
       B d2 = P::splat(Real(0));
       for (int c = 0; c < D; ++c) d2 = d2 + x[c] * x[c];
       if (len < W)  // NaN fails every test below

@@ -28,7 +28,6 @@ void sweep(const PreyScanArgs<Real>& a, const PreySweepPred<Real>* preds,
   const B grid = P::splat(Real(1073741824.0));  // 2^30
   const B quarter = P::splat(a.size * Real(0.25));
   const B zero = P::splat(Real(0));
-  constexpr std::uint64_t all_lanes = W >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << W) - 1;
   alignas(64) Real buf[4][W];
   alignas(64) Real tail[3][W];
   for (std::size_t t = 0; t < nt; ++t) {
@@ -53,29 +52,8 @@ void sweep(const PreyScanArgs<Real>& a, const PreySweepPred<Real>* preds,
     WideSum<P, Real> lane_sum[3];
     for (std::uint32_t i = begin; i < end; i += W) {
       const int len = end - i < std::uint32_t(W) ? int(end - i) : W;
-      const bool whole = std::size_t(i) + std::size_t(W) <= a.readable;
       B x[3];
-      for (int c = 0; c < D; ++c) {
-        B q;
-        if (whole) {
-          q = P::loadu(a.p[c] + i);
-        } else {
-          for (int l = 0; l < W; ++l)
-            tail[c][l] = l < len ? a.p[c][i + l] : std::numeric_limits<Real>::quiet_NaN();
-          q = P::loadu(tail[c]);
-        }
-        x[c] = q - ap[c];
-      }
-      if constexpr (Wrap) {
-        bool inside = false;
-        if constexpr (W > 1) {
-          M in = P::and_(x[0]<quarter, x[0]> - quarter);
-          for (int c = 1; c < D; ++c) in = P::and_(in, P::and_(x[c]<quarter, x[c]> - quarter));
-          inside = P::bits(in) == all_lanes;
-        }
-        for (int c = 0; c < D; ++c)
-          x[c] = inside ? x[c] + zero : image<P, Real>(x[c], a.size, a.inv_size);
-      }
+      prey_offsets<P, Real, D, Wrap>(a, i, len, ap, quarter, tail, x);
       B d2 = zero;
       for (int c = 0; c < D; ++c) d2 = d2 + x[c] * x[c];
       if (len < W)
