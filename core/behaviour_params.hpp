@@ -98,6 +98,25 @@ struct BehaviourContext {
   // Per slot of the store prepare_step() saw, 1 where that prey sees a predator (the grid
   // engine, when the prey's terms are kind 0's only behaviour); empty otherwise.
   std::vector<std::uint8_t> prey_sees;
+
+  /// As a default-constructed context, but keeping the vectors' and grids' memory: an engine
+  /// reuses one context across steps (prepare_step_into, core/model.hpp).
+  void reset() {
+    BehaviourContext fresh;
+    predators.clear();
+    leaders.clear();
+    leader_soa.clear();
+    prey_sees.clear();
+    fresh.predators.swap(predators);
+    fresh.leaders.swap(leaders);
+    fresh.leader_soa.swap(leader_soa);
+    fresh.prey_sees.swap(prey_sees);
+    predator_grid.clear();
+    leader_grid.clear();
+    fresh.predator_grid = std::move(predator_grid);
+    fresh.leader_grid = std::move(leader_grid);
+    *this = std::move(fresh);
+  }
 };
 
 inline double deg_to_rad(double deg) { return deg * 3.14159265358979323846 / 180.0; }

@@ -74,6 +74,30 @@ class KindGrid {
 
   std::size_t size() const { return count_; }
 
+  /// Bytes of the arrays held (their capacity), for an engine's memory report.
+  std::size_t bytes() const {
+    return (start_.capacity() + fill_.capacity() + cell_.capacity() + items_.capacity() +
+            near_start_.capacity() + near_items_.capacity()) *
+           sizeof(std::uint32_t);
+  }
+
+  /// Empty, as a default-constructed grid, but keeping the arrays' memory for the next build
+  /// (an engine rebuilds its grids every step: fresh arrays cost page faults and zeroing).
+  void clear() {
+    KindGrid g;
+    auto keep = [](std::vector<std::uint32_t>& from, std::vector<std::uint32_t>& to) {
+      from.clear();
+      to.swap(from);
+    };
+    keep(start_, g.start_);
+    keep(fill_, g.fill_);
+    keep(cell_, g.cell_);
+    keep(items_, g.items_);
+    keep(near_start_, g.near_start_);
+    keep(near_items_, g.near_items_);
+    *this = std::move(g);
+  }
+
   /// The point k with keep(k) that minimises (d2(k), k), where d2(k) is k's squared distance
   /// from p as the caller computes it (its minimum image, within rounding of the true one);
   /// size() when there is none. Cells are visited in growing rings (Chebyshev distance r in

@@ -346,13 +346,24 @@ void behaviour_finish(const ModelParams<Real>& m, const StepContext<Real>& ctx, 
 /// beyond floating-point rounding of sums. Runs once per step, its per-predator part over
 /// `pfor` when given (the same bits: each predator's result is its own).
 template <class Real>
+inline void prepare_step_into(StepContext<Real>& ctx, const ModelParams<Real>& m,
+                              const BoidStore<Real>& s, std::uint64_t step, std::uint64_t seed,
+                              const BlockFor& pfor = {}, const NearSlots<Real>& near = {}) {
+  ctx.step = step;
+  ctx.seed = seed;
+  ctx.beh.reset();
+  prepare_behaviours(m, s, ctx, pfor, near);
+}
+
+/// prepare_step_into() a fresh context. An engine that steps many times keeps one context and
+/// calls prepare_step_into() instead: the same result, without allocating, page-faulting and
+/// zeroing the predators' marks and grids again every step.
+template <class Real>
 inline StepContext<Real> prepare_step(const ModelParams<Real>& m, const BoidStore<Real>& s,
                                       std::uint64_t step, std::uint64_t seed,
                                       const BlockFor& pfor = {}, const NearSlots<Real>& near = {}) {
   StepContext<Real> ctx;
-  ctx.step = step;
-  ctx.seed = seed;
-  prepare_behaviours(m, s, ctx, pfor, near);
+  prepare_step_into(ctx, m, s, step, seed, pfor, near);
   return ctx;
 }
 

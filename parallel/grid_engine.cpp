@@ -109,7 +109,13 @@ class GridEngine final : public EngineT<Real> {
     };
     // Everything the engine holds, the id-order copy of World::positions() included when it
     // exists: compared with the measured peak RSS in docs/bench.md ("Memory").
-    const std::size_t total = store(s_) + store(in_) + cells_.bytes() + this->cache_bytes();
+    const BehaviourContext<Real>& b = ctx_.beh;
+    const std::size_t context =
+        b.prey_sees.capacity() + b.predator_grid.bytes() + b.leader_grid.bytes() +
+        (b.predators.capacity() + b.leaders.capacity()) * sizeof(SpecialAgent<Real>) +
+        b.leader_soa.capacity() * sizeof(Real);
+    const std::size_t total =
+        store(s_) + store(in_) + cells_.bytes() + context + this->cache_bytes();
     return (total + n - 1) / n;
   }
 
@@ -336,8 +342,8 @@ class GridEngine final : public EngineT<Real> {
     if (!cells_current_) build_cells();
     cells_current_ = false;  // s_ is rewritten below
     id_order_ = false;
-    const StepContext<Real> ctx = prepare_step<Real>(
-        m_, in_, steps_, def_.seed,
+    prepare_step_into<Real>(
+        ctx_, m_, in_, steps_, def_.seed,
         [this](std::size_t n, const std::function<void(std::size_t, std::size_t)>& f) {
           ex_->parallel_for(n, 8, f);
         },
@@ -345,6 +351,7 @@ class GridEngine final : public EngineT<Real> {
                std::vector<std::pair<std::uint32_t, std::uint32_t>>& out) {
           grid_near_slots(cells_.plan(), cells_.cell_start(), def_.size, p, reach, out);
         });
+    const StepContext<Real>& ctx = ctx_;
     const GridView<Real> g = cells_.view(in_, m_);
     if (m_.list.active) {  // topological neighbours, the couzin profile
       list_step<Real>(m_, ctx, g, in_, s_, *ex_);
@@ -447,6 +454,9 @@ class GridEngine final : public EngineT<Real> {
   // (slot_of_rank()).
   mutable BoidStore<Real> in_;
   KindGrid<Real> special_grid_;  // kinds 1/2, slots [boid_end, n) of in_
+  // The step context, kept across steps so its arrays (the predators' marks and grids) are
+  // reused rather than allocated and zeroed again every step (prepare_step_into).
+  StepContext<Real> ctx_;
   bool id_order_ = true;
   mutable bool ranks_valid_ = false;
   // cells_ and in_ hold the cell list of the current s_, built ahead by grid_shared_cells(),

@@ -74,34 +74,37 @@ SumFn<Real> select_sum_fn(int dims) {
   }
 }
 
+namespace {
+
+// The table whose lane kernels run: the first filled one from the dispatched instruction set
+// down. A unit may leave its lane kernels out on purpose (parallel/list_gather_impl.hpp), and
+// then its gather runs alone.
 template <class Real>
-LaneFn<Real> select_lane_fn(int dims, bool min_image, int k) {
+const GatherTable<Real>& lane_table() {
   const GatherTables& t = gather_tables();
-  const int s = k < 4 ? 0 : k < 8 ? 1 : 2;
-  // The first table that is filled decides: a unit may leave its lane kernels out on purpose
-  // (parallel/list_gather_impl.hpp), and then its gather runs alone.
   for (int i = int(dispatched_isa(true));; --i) {
     const GatherTable<Real>* tab;
     if constexpr (sizeof(Real) == 4)
       tab = &t.f[i];
     else
       tab = &t.d[i];
-    if (tab->fn[0][0] || i == 0) return tab->lane[dims == 2 ? 0 : 1][min_image ? 1 : 0][s];
+    if (tab->fn[0][0] || i == 0) return *tab;
   }
+}
+
+// The lane tables' k classes: k < 4, k < 8, larger.
+inline int k_class(int k) { return k < 4 ? 0 : k < 8 ? 1 : 2; }
+
+}  // namespace
+
+template <class Real>
+LaneFn<Real> select_lane_fn(int dims, bool min_image, int k) {
+  return lane_table<Real>().lane[dims == 2 ? 0 : 1][min_image ? 1 : 0][k_class(k)];
 }
 
 template <class Real>
 LaneFinishFn<Real> select_lane_finish_fn(int dims, bool min_image, int k) {
-  const GatherTables& t = gather_tables();
-  const int s = k < 4 ? 0 : k < 8 ? 1 : 2;
-  for (int i = int(dispatched_isa(true));; --i) {
-    const GatherTable<Real>* tab;
-    if constexpr (sizeof(Real) == 4)
-      tab = &t.f[i];
-    else
-      tab = &t.d[i];
-    if (tab->fn[0][0] || i == 0) return tab->lane_finish[dims == 2 ? 0 : 1][min_image ? 1 : 0][s];
-  }
+  return lane_table<Real>().lane_finish[dims == 2 ? 0 : 1][min_image ? 1 : 0][k_class(k)];
 }
 
 template LaneFinishFn<float> select_lane_finish_fn<float>(int, bool, int);

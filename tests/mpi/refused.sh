@@ -10,6 +10,10 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/boids-mpi-refused.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 unset DISPLAY  # Open MPI's hwloc GL plugin would open X displays (compare.sh)
 export HWLOC_COMPONENTS=-gl
+# Open MPI's session directory under this test's own: ctest runs MPI tests side by side, and
+# one mpirun that ends can remove the shared /tmp/ompi.HOST.UID while another creates its
+# pid.N in it ("mkdir: No such file or directory").
+export OMPI_MCA_orte_tmpdir_base="$dir"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 "$mpiexec" --oversubscribe -np "$np" "$boids" run --quiet --out "$dir/out.csv" "$@" \
   > "$dir/stdout" 2> "$dir/stderr"

@@ -12,6 +12,10 @@ trap 'rm -rf "$dir"' EXIT
 # with "XIO: fatal IO error" when that X server is busy or gone: the runs need no display.
 unset DISPLAY
 export HWLOC_COMPONENTS=-gl
+# Open MPI's session directory under this test's own: ctest runs MPI tests side by side, and
+# one mpirun that ends can remove the shared /tmp/ompi.HOST.UID while another creates its
+# pid.N in it ("mkdir: No such file or directory").
+export OMPI_MCA_orte_tmpdir_base="$dir"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 "$boids" run --quiet "$@" --steps 20 --out "$dir/single.csv" --save "$dir/single.snap"
 "$mpiexec" --oversubscribe -np "$np" "$boids" run --quiet "$@" --steps 8 --save "$dir/half.snap"

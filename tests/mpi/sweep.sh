@@ -11,6 +11,10 @@ trap 'rm -rf "$dir"' EXIT
 # with "XIO: fatal IO error" when that X server is busy or gone: the runs need no display.
 unset DISPLAY
 export HWLOC_COMPONENTS=-gl
+# Open MPI's session directory under this test's own: ctest runs MPI tests side by side, and
+# one mpirun that ends can remove the shared /tmp/ompi.HOST.UID while another creates its
+# pid.N in it ("mkdir: No such file or directory").
+export OMPI_MCA_orte_tmpdir_base="$dir"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # shellcheck disable=SC2054 # the comma is part of a --vary value
 args=(sweep --quiet --set boids.count=300 --vary rules.alignment=0:2:4 --vary rules.cohesion=0.1,0.3

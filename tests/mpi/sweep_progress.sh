@@ -11,6 +11,10 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/boids-mpi-progress.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 unset DISPLAY
 export HWLOC_COMPONENTS=-gl
+# Open MPI's session directory under this test's own: ctest runs MPI tests side by side, and
+# one mpirun that ends can remove the shared /tmp/ompi.HOST.UID while another creates its
+# pid.N in it ("mkdir: No such file or directory").
+export OMPI_MCA_orte_tmpdir_base="$dir"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # 12 runs over 3 ranks: rank 0 makes 4 of them.
 cmd="$mpiexec --oversubscribe -np 3 $boids sweep --set boids.count=200"
