@@ -117,6 +117,13 @@ struct BehaviourContext {
     fresh.leader_grid = std::move(leader_grid);
     *this = std::move(fresh);
   }
+
+  /// Bytes the context holds (capacities, not sizes): the engines' memory reports.
+  std::size_t bytes() const {
+    return prey_sees.capacity() + predator_grid.bytes() + leader_grid.bytes() +
+           (predators.capacity() + leaders.capacity()) * sizeof(SpecialAgent<Real>) +
+           leader_soa.capacity() * sizeof(Real);
+  }
 };
 
 inline double deg_to_rad(double deg) { return deg * 3.14159265358979323846 / 180.0; }

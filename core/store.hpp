@@ -85,6 +85,11 @@ struct BoidStore {
     return 6 * sizeof(Real) + sizeof(std::uint8_t) + sizeof(std::uint32_t);
   }
 
+  /// Bytes the store holds: every column's slots, padding included (memory reports).
+  std::size_t bytes() const noexcept {
+    return capacity() * 6 * sizeof(Real) + kind.capacity() + id.capacity() * sizeof(std::uint32_t);
+  }
+
   void swap(BoidStore& o) noexcept {
     std::swap(dims, o.dims);
     std::swap(n, o.n);

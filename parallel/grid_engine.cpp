@@ -102,20 +102,10 @@ class GridEngine final : public EngineT<Real> {
 
   std::size_t bytes_per_boid() const override {
     const std::size_t n = std::max<std::size_t>(1, s_.n);
-    auto store = [](const BoidStore<Real>& s) {
-      std::size_t b = s.kind.capacity() + s.id.capacity() * sizeof(std::uint32_t);
-      for (int c = 0; c < 3; ++c) b += (s.p[c].capacity() + s.v[c].capacity()) * sizeof(Real);
-      return b;
-    };
     // Everything the engine holds, the id-order copy of World::positions() included when it
     // exists: compared with the measured peak RSS in docs/bench.md ("Memory").
-    const BehaviourContext<Real>& b = ctx_.beh;
-    const std::size_t context =
-        b.prey_sees.capacity() + b.predator_grid.bytes() + b.leader_grid.bytes() +
-        (b.predators.capacity() + b.leaders.capacity()) * sizeof(SpecialAgent<Real>) +
-        b.leader_soa.capacity() * sizeof(Real);
     const std::size_t total =
-        store(s_) + store(in_) + cells_.bytes() + context + this->cache_bytes();
+        s_.bytes() + in_.bytes() + cells_.bytes() + ctx_.beh.bytes() + this->cache_bytes();
     return (total + n - 1) / n;
   }
 
