@@ -25,9 +25,11 @@ namespace boids::beh {
 // In two halves around the one sin_cos, so the behaviour lanes can take the sines of a batch
 // in SIMD lanes (sin_cos_n) between them with the same bits: follow_slot_angle gives the
 // slot's radius r (before follow_distance), its angle a and (3D) its height z.
+// follow_slot_angle with std::cbrt(id + 0.5) given as `cbrt_k` (3D; the lanes take it for a
+// batch with cbrt_n, std::cbrt's bits).
 template <int D>
-inline void follow_slot_angle(std::uint32_t id, double sep_radius2, double& r, double& a,
-                              double& z) {
+inline void follow_slot_angle_cbrt(std::uint32_t id, double sep_radius2, double cbrt_k, double& r,
+                                   double& a, double& z) {
   const double k = double(id) + 0.5;
   const double spacing = std::max(std::sqrt(sep_radius2), 1.0);
   const double tau = 2.0 * 3.14159265358979323846;
@@ -36,10 +38,16 @@ inline void follow_slot_angle(std::uint32_t id, double sep_radius2, double& r, d
     a = k * 2.39996322972865332;  // the golden angle
     z = 0;
   } else {
-    r = spacing / std::cbrt(4.0 / 3.0 * 3.14159265358979323846) * std::cbrt(k);
+    r = spacing / std::cbrt(4.0 / 3.0 * 3.14159265358979323846) * cbrt_k;
     z = 1.0 - 2.0 * (k * 0.7548776662466927 - std::floor(k * 0.7548776662466927));
     a = tau * (k * 0.5698402909980532 - std::floor(k * 0.5698402909980532));
   }
+}
+
+template <int D>
+inline void follow_slot_angle(std::uint32_t id, double sep_radius2, double& r, double& a,
+                              double& z) {
+  follow_slot_angle_cbrt<D>(id, sep_radius2, D == 3 ? std::cbrt(double(id) + 0.5) : 0.0, r, a, z);
 }
 
 template <class Real, int D>

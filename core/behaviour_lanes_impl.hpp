@@ -134,7 +134,7 @@ struct BehaviourLanes {
   // beh::follow_point with the leader scan in lanes: every leader in id order, the offset
   // and d2 as offset() and dot() give them, the scan's strict < (the first nearest; the
   // lanes are kind 0, never a leader itself), the nearest's heading; then the boid's slot
-  // (follow_slot, per lane: cbrt and sin/cos in double).
+  // (follow_slot: its cube roots and sin/cos for the W lanes at once, cbrt_n and sin_cos_n).
   static void follow_points_scan(const KindParams<Real>& kp, const BehaviourContext<Real>& bc,
                                  const std::uint32_t* ids, const std::uint32_t* slot, const B* p,
                                  B* tb, M& fm, const Ctx& k) {
@@ -160,9 +160,14 @@ struct BehaviourLanes {
     }
     // beh::follow_slot per lane, its sin_cos for the W lanes at once (sin_cos_n).
     alignas(64) Real sl[3][W], rl[W];
-    alignas(64) double r[W], a[W], z[W], sn[W], cs[W];
+    alignas(64) double r[W], a[W], z[W], sn[W], cs[W], kc[W];
+    if constexpr (D == 3) {
+      for (int l = 0; l < W; ++l) a[l] = double(ids[slot[l]]) + 0.5;
+      beh::cbrt_n(a, kc, std::size_t(W));  // std::cbrt's bits
+    }
     for (int l = 0; l < W; ++l)
-      beh::follow_slot_angle<D>(ids[slot[l]], double(kp.sep_radius2), r[l], a[l], z[l]);
+      beh::follow_slot_angle_cbrt<D>(ids[slot[l]], double(kp.sep_radius2), D == 3 ? kc[l] : 0.0,
+                                     r[l], a[l], z[l]);
     beh::sin_cos_n(a, sn, cs, std::size_t(W));
     for (int l = 0; l < W; ++l) {
       Real o[3] = {0, 0, 0};

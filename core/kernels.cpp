@@ -134,6 +134,7 @@ FinishRow<Real> select_finish_row(Isa isa, int dims, Boundary boundary) {
 }
 
 SinCosN select_sin_cos_n(Isa isa) { return table_for<double>(isa).sin_cos_n; }
+CbrtN select_cbrt_n(Isa isa) { return table_for<double>(isa).cbrt_n; }
 
 template <class Real>
 void grow_scratch(KernelScratch<Real>& scratch, std::size_t reals, std::size_t indices) {

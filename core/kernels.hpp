@@ -213,12 +213,17 @@ using SinCosN = void (*)(const double* a, double* s, double* c, std::size_t n);
 /// sin_cos_n compiled for an instruction set (capped as select_row_kernel's).
 SinCosN select_sin_cos_n(Isa isa);
 
+/// std::cbrt of a[0 .. n) into r (beh::cbrt_n, core/behaviour_trig_n.hpp): the same bits.
+using CbrtN = void (*)(const double* a, double* r, std::size_t n);
+CbrtN select_cbrt_n(Isa isa);
+
 // Per-ISA tables, defined in kernels_<isa>.cpp.
 template <class Real>
 struct KernelTable {
   RowKernel<Real> row[2][3][2] = {};  ///< [dims - 2][wrap mode][full view]
   FinishRow<Real> finish[2][3] = {};  ///< [dims - 2][boundary]; empty for scalar
   SinCosN sin_cos_n = nullptr;
+  CbrtN cbrt_n = nullptr;
 };
 void kernel_table_scalar(KernelTable<float>& f, KernelTable<double>& d);
 void kernel_table_sse42(KernelTable<float>& f, KernelTable<double>& d);

@@ -388,15 +388,17 @@ struct Kernel {
   }
 };
 
-// beh::sin_cos_n as this unit compiles it.
+// beh::sin_cos_n and beh::cbrt_n as this unit compiles them.
 inline void sin_cos_block(const double* a, double* s, double* c, std::size_t n) {
   beh::sin_cos_n(a, s, c, n);
 }
+inline void cbrt_block(const double* a, double* r, std::size_t n) { beh::cbrt_n(a, r, n); }
 
 /// Fills one precision's table with the instantiations for pack family PF.
 template <template <class> class PF, class Real>
 void fill_table(KernelTable<Real>& t) {
   t.sin_cos_n = &sin_cos_block;
+  t.cbrt_n = &cbrt_block;
   auto put = [&]<int D, WrapMode WM>() {
     t.row[D - 2][int(WM)][0] = &Kernel<PF<Real>, Real, D, WM, false>::row;
     t.row[D - 2][int(WM)][1] = &Kernel<PF<Real>, Real, D, WM, true>::row;

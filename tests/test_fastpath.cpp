@@ -327,6 +327,43 @@ TEST_CASE("sin_cos_n gives sin_cos's bits on every instruction set", "[fastpath]
   }
 }
 
+TEST_CASE("cbrt_n gives std::cbrt's bits on every instruction set", "[fastpath][behaviours]") {
+  using namespace boids;
+  // follow_leader's slot radii (id + 0.5 for ids up to 2^32), random magnitudes over the whole
+  // normal range, the factor's three residues around powers of two, and the arguments the
+  // lanes hand to std::cbrt: zeros, negatives, subnormals, infinities, NaN; an odd count.
+  std::mt19937_64 gen(29);
+  std::uniform_real_distribution<double> expo(-1000.0, 1000.0), mant(0.5, 1.0);
+  std::vector<double> a = {0.0,
+                           -0.0,
+                           -8.0,
+                           std::nan(""),
+                           4.9e-324,
+                           2.2e-308,
+                           1e-310,
+                           1.7e308,
+                           -1e-300,
+                           std::numeric_limits<double>::infinity(),
+                           -std::numeric_limits<double>::infinity()};
+  for (int e = -60; e <= 60; ++e)
+    for (double m : {0.5, 0.75, 1.0 - 1e-16}) a.push_back(std::ldexp(m, e));
+  for (std::uint32_t id = 0; id < 30000; ++id) a.push_back(double(id) + 0.5);
+  for (int k = 0; k < 4000; ++k) a.push_back(double(gen() >> 1) + 0.5);
+  for (int k = 0; k < 20000; ++k) a.push_back(mant(gen) * std::pow(2.0, expo(gen)));
+  if (a.size() % 2 == 0) a.push_back(3.0);
+  for (Isa isa : test::testable_isas()) {
+    const CbrtN fn = select_cbrt_n(isa);
+    REQUIRE(fn != nullptr);
+    std::vector<double> r(a.size(), 9.0);
+    fn(a.data(), r.data(), a.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const double e = std::cbrt(a[i]);
+      INFO(isa_name(isa) << " a = " << a[i]);
+      REQUIRE(std::memcmp(&r[i], &e, sizeof e) == 0);
+    }
+  }
+}
+
 TEST_CASE("min_image skips nearbyint below half the size with the same bits", "[fastpath]") {
   std::mt19937_64 gen(21);
   std::uniform_real_distribution<double> u(-1.2, 1.2);
