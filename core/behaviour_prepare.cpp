@@ -134,8 +134,11 @@ void prepare_behaviours(const ModelParams<Real>& m, const BoidStore<Real>& s,
   b.active = w.any_kind_active || w.obstacles || !b.predators.empty() || !b.leaders.empty();
   if (!b.active) return;
   auto by_id = [](const SpecialAgent<Real>& x, const SpecialAgent<Real>& y) { return x.id < y.id; };
-  std::sort(b.predators.begin(), b.predators.end(), by_id);
-  std::sort(b.leaders.begin(), b.leaders.end(), by_id);
+  // Often in id order already (the stores keep kinds 1/2 so): then no sort of the agents.
+  if (!std::is_sorted(b.predators.begin(), b.predators.end(), by_id))
+    std::sort(b.predators.begin(), b.predators.end(), by_id);
+  if (!std::is_sorted(b.leaders.begin(), b.leaders.end(), by_id))
+    std::sort(b.leaders.begin(), b.leaders.end(), by_id);
   b.leader_stride = (b.leaders.size() + 3) / 4 * 4;
   b.leader_soa.assign(3 * b.leader_stride, Real(0));
   for (std::size_t j = 0; j < b.leaders.size(); ++j) {

@@ -117,7 +117,9 @@ void sweep(const PreyScanArgs<Real>& a, const PreySweepPred<Real>* preds,
         }
       }
     }
-    if (!a.chase) continue;
+    // Nothing in view: the lanes' sums are +0 and the offsets' grid untested (bad is only
+    // set in view), so the merge would change nothing.
+    if (!a.chase || count == 0) continue;
     if (P::bits(bad)) bad_out[task.pred] = 1;
     o.prey += std::int32_t(count);
     if (nearer) {
