@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -106,10 +107,22 @@ void prepare_behaviours(const ModelParams<Real>& m, const BoidStore<Real>& s,
   BehaviourContext<Real>& b = ctx.beh;
   const WorldBehaviour<Real>& w = m.beh;
   const int D = m.dims;
-  // Specials: one pass over the kind bytes; nothing else when there are none.
+  // Specials: one pass over the kind bytes (eight at a time while they are all 0); nothing
+  // else when there are none. kind0_end: the first slot of another kind (the prey scan skips
+  // its kind test below it).
+  std::size_t kind0_end = s.n;
   for (std::size_t i = 0; i < s.n; ++i) {
+    if (i + 8 <= s.n) {
+      std::uint64_t word;
+      std::memcpy(&word, s.kind.data() + i, 8);
+      if (word == 0) {
+        i += 7;
+        continue;
+      }
+    }
     const std::uint8_t k = s.kind[i];
     if (k == 0) continue;
+    kind0_end = std::min(kind0_end, i);
     SpecialAgent<Real> a;
     a.id = s.id[i];
     for (int c = 0; c < D; ++c) {
@@ -121,8 +134,11 @@ void prepare_behaviours(const ModelParams<Real>& m, const BoidStore<Real>& s,
   b.active = w.any_kind_active || w.obstacles || !b.predators.empty() || !b.leaders.empty();
   if (!b.active) return;
   auto by_id = [](const SpecialAgent<Real>& x, const SpecialAgent<Real>& y) { return x.id < y.id; };
-  std::sort(b.predators.begin(), b.predators.end(), by_id);
-  std::sort(b.leaders.begin(), b.leaders.end(), by_id);
+  // Often in id order already (the stores keep kinds 1/2 so): then no sort of the agents.
+  if (!std::is_sorted(b.predators.begin(), b.predators.end(), by_id))
+    std::sort(b.predators.begin(), b.predators.end(), by_id);
+  if (!std::is_sorted(b.leaders.begin(), b.leaders.end(), by_id))
+    std::sort(b.leaders.begin(), b.leaders.end(), by_id);
   b.leader_stride = (b.leaders.size() + 3) / 4 * 4;
   b.leader_soa.assign(3 * b.leader_stride, Real(0));
   for (std::size_t j = 0; j < b.leaders.size(); ++j) {
@@ -249,6 +265,7 @@ void prepare_behaviours(const ModelParams<Real>& m, const BoidStore<Real>& s,
     }
     args.readable = s.p[0].size();
     args.kind = s.kind.data();
+    args.kind0_end = std::uint32_t(std::min<std::size_t>(kind0_end, 0xffffffffu));
     args.id = s.id.data();
     args.size = m.size;
     args.inv_size = m.inv_size;

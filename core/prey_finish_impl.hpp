@@ -40,28 +40,36 @@ struct PreyLanes {
     return P::sel(small, x + P::splat(Real(0)), x - size * P::round(t));
   }
 
-  // The predators near the batch's prey (lanes' slots slot[l]): the ascending union of their
-  // cells' neighbourhood lists, or of every cell's in the lanes' box of cells (a superset:
-  // cells grow with the coordinates, so each lane's cell is in the box, and a predator in no
-  // lane's list changes nothing, above). Returns [begin, end); `buf` holds a merged union.
+  // The lanes' smallest and largest value, from the lanes in registers (the old code read
+  // them again through the slots; the same values, compared in the same order).
+  static void lane_range(B x, Real& lo, Real& hi) {
+    alignas(64) Real t[W];
+    P::store(t, x);
+    Real a = t[0], b = a;
+    for (int l = 1; l < W; ++l) {
+      a = t[l] < a ? t[l] : a;
+      b = t[l] > b ? t[l] : b;
+    }
+    lo = a;
+    hi = b;
+  }
+
+  // The predators near the batch's prey (lanes' slots slot[l], positions p): the ascending
+  // union of their cells' neighbourhood lists, or of every cell's in the lanes' box of cells
+  // (a superset: cells grow with the coordinates, so each lane's cell is in the box, and a
+  // predator in no lane's list changes nothing, above). Returns [begin, end); `buf` holds a merged
+  // union.
   static std::pair<const std::uint32_t*, const std::uint32_t*> candidates(
-      const FinishView<Real>& f, const std::uint32_t* slot, std::vector<std::uint32_t>& buf) {
+      const FinishView<Real>& f, const std::uint32_t* slot, const B* p,
+      std::vector<std::uint32_t>& buf) {
     const KindGrid<Real>& g = f.prey->predator_grid;
     {
       // The box: two cells per axis instead of one per lane and axis, then a few lists.
       Real lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
       bool finite = true;
       for (int c = 0; c < D; ++c) {
-        const Real* pc = f.p[c];
-        Real a = pc[slot[0]], b = a;
-        for (int l = 1; l < W; ++l) {
-          const Real x = pc[slot[l]];
-          a = x < a ? x : a;
-          b = x > b ? x : b;
-        }
-        lo[c] = a;
-        hi[c] = b;
-        finite = finite && std::isfinite(a) && std::isfinite(b);
+        lane_range(p[c], lo[c], hi[c]);
+        finite = finite && std::isfinite(lo[c]) && std::isfinite(hi[c]);
       }
       std::uint32_t c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0};
       std::uint32_t cells = 1;
@@ -72,16 +80,35 @@ struct PreyLanes {
       }
       if (finite && cells == 1) return g.near_list(g.cell_at(c0));
       if (finite && cells <= 4) {
-        buf.clear();
+        // The ascending union of the (ascending) lists: a merge that drops repeats.
+        const std::uint32_t* at[4];
+        const std::uint32_t* end[4];
+        int k = 0;
         std::uint32_t a[3] = {0, 0, 0};
         for (a[2] = c0[2]; a[2] <= c1[2]; ++a[2])
           for (a[1] = c0[1]; a[1] <= c1[1]; ++a[1])
             for (a[0] = c0[0]; a[0] <= c1[0]; ++a[0]) {
               const auto r = g.near_list(g.cell_at(a));
-              buf.insert(buf.end(), r.first, r.second);
+              if (r.first == r.second) continue;
+              at[k] = r.first;
+              end[k] = r.second;
+              ++k;
             }
-        std::sort(buf.begin(), buf.end());
-        buf.erase(std::unique(buf.begin(), buf.end()), buf.end());
+        if (k == 1) return {at[0], end[0]};
+        buf.clear();
+        for (;;) {
+          std::uint32_t m = ~std::uint32_t(0);
+          bool more = false;
+          for (int j = 0; j < k; ++j) {
+            if (at[j] != end[j] && *at[j] <= m) {
+              m = *at[j];
+              more = true;
+            }
+          }
+          if (!more) break;
+          buf.push_back(m);
+          for (int j = 0; j < k; ++j) at[j] += at[j] != end[j] && *at[j] == m;
+        }
         return {buf.data(), buf.data() + buf.size()};
       }
     }
@@ -131,7 +158,7 @@ struct PreyLanes {
     for (int c = 0; c < D; ++c) esc[c] = near_d[c] = near_v[c] = zero;
     B near2 = P::splat(std::numeric_limits<Real>::infinity());
     M seen = zero != zero, found = zero != zero;
-    const auto range = candidates(f, slot, buf);
+    const auto range = candidates(f, slot, p, buf);
     for (const std::uint32_t* it = range.first; it != range.second; ++it) {
       const SpecialAgent<Real>& a = preds[*it];
       B d[D];

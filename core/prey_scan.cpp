@@ -101,6 +101,7 @@ std::size_t prey_views(const PreyScanArgs<Real>& a, int dims, bool wrap,
     std::fill(bad.begin(), bad.end(), std::uint8_t(1));
   }
   // The flagged predators: their ranges in ascending order, through the scan.
+  if (std::find(bad.begin(), bad.end(), std::uint8_t(1)) == bad.end()) return 0;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> again;  // (pred, task)
   for (std::uint32_t i = 0; i < tasks.size(); ++i)
     if (bad[tasks[i].pred]) again.emplace_back(tasks[i].pred, i);

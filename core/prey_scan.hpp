@@ -39,6 +39,7 @@ struct PreyScanArgs {
   const Real* v[3] = {nullptr, nullptr, nullptr};  // and velocities
   std::size_t readable = 0;  // slots [0, readable) of p may be read (the store's padding)
   const std::uint8_t* kind = nullptr;
+  std::uint32_t kind0_end = 0;  // slots [0, kind0_end) are all of kind 0 (may be 0: unknown)
   const std::uint32_t* id = nullptr;
   Real size = 0, inv_size = 0;
   Real ap[3] = {0, 0, 0}, av[3] = {0, 0, 0}, av_len = 0;  // the predator

@@ -213,7 +213,8 @@ bool scan_pass(const PreyScanArgs<Real>& a, const std::pair<std::uint32_t, std::
   for (std::size_t r = 0; r < nr; ++r) {
     const std::uint32_t begin = ranges[r].first, end = ranges[r].second;
     // Other kinds among the range (never in the grid engine's cells): per vector below.
-    const bool others = (a.chase || a.flee) && other_kinds(a.kind + begin, int(end - begin));
+    const bool others =
+        (a.chase || a.flee) && end > a.kind0_end && other_kinds(a.kind + begin, int(end - begin));
     const bool mixed = a.chase && others;
     // Without other kinds and with the prey's full view, mark_if_seen() would store 1 for every
     // lane below the prey's radius (its e2 has d2's bits): the marks are stored directly.

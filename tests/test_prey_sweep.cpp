@@ -146,3 +146,81 @@ TEST_CASE("prey views: float worlds have the sweep on every instruction set",
     }
   }
 }
+
+// PreyScanArgs::kind0_end (set by prepare_behaviours to the first slot of another kind): ranges
+// below it skip the kind bytes. With the true bound the views keep the reference's bits; with a
+// bound past the other kinds (a lie) the sweep no longer sees them, which shows the test is
+// skipped there, and the predators with another kind in view are not scanned again.
+TEST_CASE("prey views: ranges below kind0_end skip the kind test", "[fastpath][predators]") {
+  const double L = 100;
+  const std::size_t n = 4000, np = 24;
+  BoidStore<float> s;
+  s.dims = 3;
+  s.resize(n);
+  std::mt19937_64 gen(41);
+  std::uniform_real_distribution<double> u(1.0, L - 1.0), uv(-2.0, 2.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    s.id[i] = std::uint32_t((i * 7919) % n);
+    s.kind[i] = i >= 2500 && i % 97 == 0 ? 1 : 0;  // other kinds from slot 2522 on
+    for (int c = 0; c < 3; ++c) {
+      s.p[c][i] = float(u(gen));
+      s.v[c][i] = float(uv(gen));
+    }
+  }
+  const std::uint32_t first_other = 2522;
+  REQUIRE(s.kind[first_other] == 1);
+  PreyScanArgs<float> a = test::scan_args(s, L, true, 30.0, 5.0);
+  std::vector<PreySweepPred<float>> preds(np);
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> ranges(np);
+  std::vector<PreySweepTask> tasks;
+  for (std::size_t k = 0; k < np; ++k) {
+    float vv = 0;
+    for (int c = 0; c < 3; ++c) {
+      preds[k].p[c] = float(u(gen));
+      preds[k].v[c] = float(uv(gen));
+      vv += preds[k].v[c] * preds[k].v[c];
+    }
+    preds[k].v_len = std::sqrt(vv);
+    // Half the predators see only slots below the other kinds, half the whole store.
+    ranges[k].emplace_back(0u, k % 2 == 0 ? 2000u : std::uint32_t(n));
+    for (const auto& [b, e] : ranges[k]) tasks.push_back(PreySweepTask{b, e, std::uint32_t(k)});
+  }
+  std::vector<PreyScanResult<float>> want(np);
+  std::vector<std::uint8_t> want_seen(n, 0);
+  for (std::size_t k = 0; k < np; ++k) {
+    for (int c = 0; c < 3; ++c) {
+      a.ap[c] = preds[k].p[c];
+      a.av[c] = preds[k].v[c];
+    }
+    a.av_len = preds[k].v_len;
+    test::reference<float, 3>(a, ranges[k], true, want[k], want_seen);
+  }
+  for (Isa isa : test::testable_isas()) {
+    test::MaxIsaScope cap(isa);
+    INFO(isa_name(isa));
+    for (std::uint32_t bound : {0u, first_other, std::uint32_t(n)}) {
+      INFO("kind0_end " << bound);
+      a.kind0_end = bound;
+      std::vector<std::uint8_t> seen(n, 0);
+      a.seen = seen.data();
+      std::vector<PreyScanResult<float>> got(np);
+      const std::size_t again = prey_views(a, 3, true, preds.data(), np, tasks, got.data());
+      if (bound == n) {
+        CHECK(again == 0);  // the other kinds unseen: nothing flagged
+        std::size_t differ = 0;
+        for (std::size_t k = 1; k < np; k += 2) differ += got[k].prey != want[k].prey;
+        CHECK(differ > 0);  // and counted as prey
+        continue;
+      }
+      CHECK(again == np / 2);  // the predators with another kind in view, scanned again
+      for (std::size_t k = 0; k < np; ++k) {
+        INFO("predator " << k);
+        REQUIRE(got[k].prey == want[k].prey);
+        CHECK(got[k].prey > 0);
+        for (int c = 0; c < 3; ++c) CHECK(got[k].sum[c] == want[k].sum[c]);
+        CHECK(got[k].best_id == want[k].best_id);
+      }
+      CHECK(seen == want_seen);
+    }
+  }
+}
