@@ -1,6 +1,7 @@
 // Run-time choice of the kernel instruction set.
 #include "core/kernels.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -135,6 +136,13 @@ FinishRow<Real> select_finish_row(Isa isa, int dims, Boundary boundary) {
 
 SinCosN select_sin_cos_n(Isa isa) { return table_for<double>(isa).sin_cos_n; }
 CbrtN select_cbrt_n(Isa isa) { return table_for<double>(isa).cbrt_n; }
+
+namespace {
+std::atomic<std::uint64_t> g_pair_runs{0};
+}  // namespace
+
+std::uint64_t kernel_pair_runs() { return g_pair_runs.load(std::memory_order_relaxed); }
+void count_pair_runs(std::uint64_t n) { g_pair_runs.fetch_add(n, std::memory_order_relaxed); }
 
 template <class Real>
 void grow_scratch(KernelScratch<Real>& scratch, std::size_t reals, std::size_t indices) {

@@ -142,6 +142,12 @@ struct KernelScratch {
   AlignedVector<std::uint32_t> idx;
 };
 
+/// Boid pairs the row kernels summed together (two boids of a cell over one candidate
+/// stream), over the process so far: the tests' proof that the paired path runs.
+std::uint64_t kernel_pair_runs();
+/// Adds n to kernel_pair_runs() (the row kernels, once per row).
+void count_pair_runs(std::uint64_t n);
+
 /// Grows scratch.buf to at least `reals` and scratch.idx to at least `indices` elements.
 /// Defined in kernels.cpp (no ISA flags), so the per-ISA units never instantiate std::vector
 /// code of their own.

@@ -156,6 +156,69 @@ struct Kernel {
     if constexpr (TN) near = nr;
   }
 
+  // run<Full, false> for two boids of one cell at once (the same candidate range): each
+  // candidate batch is loaded once and summed into both boids' lanes, the same operations in
+  // the same order per boid as run, so the same bits; the two boids' chains interleave.
+  template <bool Full>
+  static inline void run_pair(const GridView<Real>& g, const Boid* me, const Real* const* bp,
+                              const Real* const* bv, std::uint32_t lo, std::uint32_t hi,
+                              std::uint32_t self0, Acc* acc) {
+    Acc a0 = acc[0], a1 = acc[1];
+    const B r2 = P::splat(g.kp.radius2);
+    const B rs2 = P::splat(g.kp.sep_radius2);
+    const B zero = P::splat(Real(0));
+    const B one = P::splat(Real(1));
+    const B tiny = P::splat(std::numeric_limits<Real>::min());
+    const bool linear = g.kp.sep_linear;
+    auto one_boid = [&](const Boid& b, std::uint32_t self, Acc& a, int u, std::uint32_t o,
+                        const B* pc, const B* vc) {
+      B d[D];
+      B d2 = zero;
+      for (int c = 0; c < D; ++c) {
+        d[c] = pc[c] - b.p[c];
+        if constexpr (WM == WrapMode::min_image)
+          d[c] = d[c] - P::splat(g.size) * P::round(d[c] * P::splat(g.inv_size));
+        d2 = d2 + d[c] * d[c];
+      }
+      M m = d2 < r2;
+      if constexpr (!Full) {
+        B dot = zero;
+        for (int c = 0; c < D; ++c) dot = dot + d[c] * b.vel[c];
+        m = P::and_(m, dot >= P::sqrt(d2) * b.vlen * b.cosv);
+      }
+      if (hi - o < std::uint32_t(W)) m = P::and_(m, P::lane_lt(int(hi - o)));
+      if (self - o < std::uint32_t(W)) m = P::and_(m, P::lane_ne(int(self - o)));
+      a.k[u] = P::count_if(a.k[u], m);
+      for (int c = 0; c < D; ++c) {
+        a.d[c][u] = P::add_if(a.d[c][u], m, d[c]);
+        a.v[c][u] = P::add_if(a.v[c][u], m, vc[c]);
+      }
+      const M ms = P::and_(m, P::and_(d2 >= tiny, d2 < rs2));
+      if (W == 16 || P::any(ms)) {
+        const B inv = linear ? one : one / d2;
+        for (int c = 0; c < D; ++c) a.s[c][u] = P::sub_if(a.s[c][u], ms, d[c] * inv);
+      }
+    };
+    for (std::uint32_t j = lo; j < hi; j += V) {
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 16
+#endif
+      for (int u = 0; u < U; ++u) {
+        const std::uint32_t o = j + std::uint32_t(u * W);
+        if (o >= hi) break;
+        B pc[D], vc[D];
+        for (int c = 0; c < D; ++c) {
+          pc[c] = P::loadu(bp[c] + o);
+          vc[c] = P::loadu(bv[c] + o);
+        }
+        one_boid(me[0], self0, a0, u, o, pc, vc);
+        one_boid(me[1], self0 + 1, a1, u, o, pc, vc);
+      }
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+  }
+
   // The closest of the lanes' closest neighbours into s.near_d2 / s.near_d.
   static inline void nearest(const Near& nr, FlockSums<Real>& s) {
     alignas(64) Real d2[W];
@@ -334,15 +397,16 @@ struct Kernel {
     }
     const std::uint32_t row_first = g.cell_start[row * std::uint32_t(n0)];
     const bool track = g.kp.track_nearest;
+    std::uint64_t pairs = 0;  // run_pair calls, for kernel_pair_runs()
     for (int x = 0; x < n0; ++x) {
       const std::uint32_t cell = row * std::uint32_t(n0) + std::uint32_t(x);
       const std::uint32_t first = g.cell_start[cell], last = g.cell_start[cell + 1];
       const std::uint32_t lo = col_start[x], hi = col_start[x + 2 * rx + 1];
       const std::uint32_t own = own_at[x + rx];
-      for (std::uint32_t i = first; i < last; ++i) {
-        const std::uint32_t self = own + (i - first);
+      // A boid's splatted state and whether it sees all around (the naive stepper ignores
+      // the view cone of a boid at rest; so do we).
+      auto setup = [&](std::uint32_t self, Boid& me) {
         Real vi2 = 0;
-        Boid me;
         for (int c = 0; c < D; ++c) {
           me.p[c] = P::splat(bp[c][self]);
           const Real vic = bv[c][self];
@@ -352,24 +416,15 @@ struct Kernel {
         const Real vi_len = std::sqrt(vi2);
         me.vlen = P::splat(vi_len);
         me.cosv = P::splat(g.kp.cos_half_view);
-        Acc a;
+        return FV || !(vi_len > Real(0));
+      };
+      auto clear = [&](Acc& a) {
         for (int u = 0; u < U; ++u) {
           a.k[u] = P::kzero();
           for (int c = 0; c < D; ++c) a.d[c][u] = a.v[c][u] = a.s[c][u] = P::splat(Real(0));
         }
-        Near closest;
-        closest.d2 = P::splat(std::numeric_limits<Real>::infinity());
-        for (int c = 0; c < D; ++c) closest.d[c] = P::splat(Real(0));
-        // The naive stepper ignores the view cone of a boid at rest; so do we.
-        const bool full = FV || !(vi_len > Real(0));
-        if (full && !track)
-          run<true, false>(g, me, bp, bv, lo, hi, self, a, closest);
-        else if (!track)
-          run<false, false>(g, me, bp, bv, lo, hi, self, a, closest);
-        else if (full)
-          run<true, true>(g, me, bp, bv, lo, hi, self, a, closest);
-        else
-          run<false, true>(g, me, bp, bv, lo, hi, self, a, closest);
+      };
+      auto store = [&](std::uint32_t i, const Acc& a, const Near& closest) {
         FlockSums<Real>& s = out[i - row_first];
         s = FlockSums<Real>{};  // the buffer is reused: fields we do not sum keep defaults
         // Most boids have no neighbour within the tracker's bound: nothing to combine.
@@ -383,8 +438,60 @@ struct Kernel {
           s.sep[c] = r[2 * D + c];
         }
         for (int c = D; c < 3; ++c) s.d[c] = s.v[c] = s.sep[c] = 0;
+      };
+      std::uint32_t i = first;
+      Near none;
+      none.d2 = P::splat(std::numeric_limits<Real>::infinity());
+      for (int c = 0; c < D; ++c) none.d[c] = P::splat(Real(0));
+      // Without the tracker, two boids of the cell at a time (run_pair) when both see the
+      // same way.
+      if (!track) {
+        for (; i + 1 < last; i += 2) {
+          const std::uint32_t self = own + (i - first);
+          Boid me[2];
+          const bool full0 = setup(self, me[0]), full1 = setup(self + 1, me[1]);
+          Acc a[2];
+          clear(a[0]);
+          clear(a[1]);
+          if (full0 == full1) {
+            if (full0)
+              run_pair<true>(g, me, bp, bv, lo, hi, self, a);
+            else
+              run_pair<false>(g, me, bp, bv, lo, hi, self, a);
+            ++pairs;
+          } else {
+            for (int b = 0; b < 2; ++b) {
+              if (b == 0 ? full0 : full1)
+                run<true, false>(g, me[b], bp, bv, lo, hi, self + b, a[b], none);
+              else
+                run<false, false>(g, me[b], bp, bv, lo, hi, self + b, a[b], none);
+            }
+          }
+          store(i, a[0], none);
+          store(i + 1, a[1], none);
+        }
+      }
+      for (; i < last; ++i) {
+        const std::uint32_t self = own + (i - first);
+        Boid me;
+        const bool full = setup(self, me);
+        Acc a;
+        clear(a);
+        Near closest;
+        closest.d2 = P::splat(std::numeric_limits<Real>::infinity());
+        for (int c = 0; c < D; ++c) closest.d[c] = P::splat(Real(0));
+        if (full && !track)
+          run<true, false>(g, me, bp, bv, lo, hi, self, a, closest);
+        else if (!track)
+          run<false, false>(g, me, bp, bv, lo, hi, self, a, closest);
+        else if (full)
+          run<true, true>(g, me, bp, bv, lo, hi, self, a, closest);
+        else
+          run<false, true>(g, me, bp, bv, lo, hi, self, a, closest);
+        store(i, a, closest);
       }
     }
+    if (pairs) count_pair_runs(pairs);
   }
 };
 

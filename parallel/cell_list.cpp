@@ -1,8 +1,10 @@
 #include "parallel/cell_list.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "boids/world.hpp"
 
@@ -95,10 +97,158 @@ namespace {
 
 constexpr std::size_t kBlock = 16384;  // slots per task in the plain parallel loops
 
+// floor((x - lo) * inv) clamped to [0, n - 1], NaN to 0. Clamping before the truncation gives
+// the same cell without a floor: on [0, n - 1] truncation is floor, below 0 (and NaN) both
+// give 0, from n - 1 up both give n - 1. Branch-free (selects), so the compiler needs no
+// floor emulation at the baseline instruction set.
 inline int axis_cell(double x, double lo, double inv, int n) {
-  const double f = std::floor((x - lo) * inv);
-  if (!(f >= 0)) return 0;  // also NaN
-  return f >= n ? n - 1 : int(f);
+  double f = (x - lo) * inv;
+  f = 0.0 < f ? f : 0.0;  // also NaN
+  const double top = double(n - 1);
+  f = f < top ? f : top;
+  return int(f);
+}
+
+// The bucket of src slot i: its cell, or `special` (the extra bucket) for kinds 1 and 2.
+// Templated on the dimension so the hot loops below keep everything in registers.
+template <class Real, int D>
+struct BucketOf {
+  const Real* p[D];
+  const std::uint8_t* kind;
+  double lo[D], inv[D];
+  int n[D];
+  std::uint32_t special;
+
+  BucketOf(const BoidStore<Real>& src, const GridPlan& g) : kind(src.kind.data()) {
+    for (int c = 0; c < D; ++c) {
+      p[c] = src.p[c].data();
+      lo[c] = g.lo[c];
+      inv[c] = g.inv_cell[c];
+      n[c] = g.n[c];
+    }
+    special = std::uint32_t(g.ncells);
+  }
+  std::uint32_t operator()(std::size_t i) const {
+    if (kind[i] != 0) return special;
+    std::size_t key = 0;
+    for (int c = D - 1; c >= 0; --c)
+      key = key * std::size_t(n[c]) + std::size_t(axis_cell(double(p[c][i]), lo[c], inv[c], n[c]));
+    return std::uint32_t(key);
+  }
+};
+
+// Histogram of src slots [b, e) into h.
+template <class Real, int D>
+void count_slots(const BoidStore<Real>& src, const GridPlan& g, std::size_t b, std::size_t e,
+                 std::uint32_t* h) {
+  const BucketOf<Real, D> key(src, g);
+  for (std::size_t i = b; i < e; ++i) ++h[key(i)];
+}
+
+// Moves src slots [b, e) to their places in dst (h: each bucket's next free slot). With
+// `start` (each bucket's first slot; only when one block scatters all slots, so every slot
+// before `to` in the bucket was written by this loop) a boid whose id is below the previous
+// one's is moved back to its place at once, while the bucket is in cache: the buckets are then
+// in id order already, but for buckets past 64 boids, whose keys go to `large` for a sort
+// afterwards. Returns the number of boids out of order.
+template <class Real, int D>
+std::uint64_t scatter_slots(const BoidStore<Real>& src, const GridPlan& g, std::size_t b,
+                            std::size_t e, std::uint32_t* h, const std::uint32_t* start,
+                            std::vector<std::uint32_t>* large, BoidStore<Real>& dst) {
+  const BucketOf<Real, D> key(src, g);
+  const Real* sp[D];
+  const Real* sv[D];
+  Real* dp[D];
+  Real* dv[D];
+  for (int c = 0; c < D; ++c) {
+    sp[c] = src.p[c].data();
+    sv[c] = src.v[c].data();
+    dp[c] = dst.p[c].data();
+    dv[c] = dst.v[c].data();
+  }
+  const std::uint8_t* skind = src.kind.data();
+  const std::uint32_t* sid = src.id.data();
+  std::uint8_t* dkind = dst.kind.data();
+  std::uint32_t* did = dst.id.data();
+  std::uint64_t moved = 0;
+  for (std::size_t i = b; i < e; ++i) {
+    const std::uint32_t k = key(i);
+    std::uint32_t to = h[k]++;
+    if (start) {
+      const std::uint32_t first = start[k], id = sid[i];
+      if (to > first && did[to - 1] > id) {
+        ++moved;
+        if (to - first > 64) {  // a large bucket: sorted afterwards (no quadratic shifting)
+          large->push_back(k);
+        } else
+          for (; to > first && did[to - 1] > id; --to) {
+            for (int c = 0; c < D; ++c) {
+              dp[c][to] = dp[c][to - 1];
+              dv[c][to] = dv[c][to - 1];
+            }
+            dkind[to] = dkind[to - 1];
+            did[to] = did[to - 1];
+          }
+      }
+    }
+    for (int c = 0; c < D; ++c) {
+      dp[c][to] = sp[c][i];
+      dv[c][to] = sv[c][i];
+    }
+    dkind[to] = skind[i];
+    did[to] = sid[i];
+  }
+  return moved;
+}
+
+// Sorts the boids of dst slots [b, b + len) by id, moving every column; the first `k` are in
+// order already. Small buckets: an insertion sort in place (one or two boids out of place,
+// typically); large ones (the kind 1/2 bucket): the order by std::sort, then each column
+// permuted through a copy of the bucket.
+template <class Real>
+[[gnu::noinline]] void sort_bucket_by_id(BoidStore<Real>& dst, int dims, std::size_t b,
+                                         std::size_t len, std::size_t k) {
+  Real* col[6];
+  int ncols = 0;
+  for (int c = 0; c < dims; ++c) {
+    col[ncols++] = dst.p[c].data() + b;
+    col[ncols++] = dst.v[c].data() + b;
+  }
+  std::uint8_t* kind = dst.kind.data() + b;
+  std::uint32_t* id = dst.id.data() + b;
+  constexpr std::size_t kSmall = 64;
+  if (len <= kSmall) {
+    for (std::size_t j = k; j < len; ++j) {
+      const std::uint32_t vid = id[j];
+      if (id[j - 1] < vid) continue;
+      Real vals[6];
+      for (int q = 0; q < ncols; ++q) vals[q] = col[q][j];
+      const std::uint8_t vkind = kind[j];
+      std::size_t m = j;
+      for (; m > 0 && vid < id[m - 1]; --m) {
+        for (int q = 0; q < ncols; ++q) col[q][m] = col[q][m - 1];
+        kind[m] = kind[m - 1];
+        id[m] = id[m - 1];
+      }
+      for (int q = 0; q < ncols; ++q) col[q][m] = vals[q];
+      kind[m] = vkind;
+      id[m] = vid;
+    }
+    return;
+  }
+  std::vector<std::uint32_t> ord(len);
+  for (std::size_t j = 0; j < len; ++j) ord[j] = std::uint32_t(j);
+  std::sort(ord.begin(), ord.end(),
+            [id](std::uint32_t x, std::uint32_t y) { return id[x] < id[y]; });
+  auto permute = [&](auto* data) {
+    using T = std::remove_pointer_t<decltype(data)>;
+    std::vector<T> tmp(len);
+    for (std::size_t j = 0; j < len; ++j) tmp[j] = data[ord[j]];
+    std::copy(tmp.begin(), tmp.end(), data);
+  };
+  for (int q = 0; q < ncols; ++q) permute(col[q]);
+  permute(kind);
+  permute(id);
 }
 
 }  // namespace
@@ -158,21 +308,13 @@ void CellList<Real>::build(const GridSettings& gs, const BoidStore<Real>& src, B
   const GridPlan& g = plan_;
   const std::size_t buckets = g.ncells + 1;  // + the kind 1/2 bucket
 
-  // 2. keys: the bucket of src slot i, computed where it is needed (twice: histogram and
-  //    scatter) rather than stored, which saves 4 bytes per boid at the cost of a few flops.
-  auto key_of = [&](std::size_t i) {
-    if (src.kind[i] != 0) return std::uint32_t(g.ncells);
-    std::size_t key = 0;
-    for (int c = dims - 1; c >= 0; --c)
-      key = key * std::size_t(g.n[c]) +
-            std::size_t(axis_cell(double(src.p[c][i]), g.lo[c], g.inv_cell[c], g.n[c]));
-    return std::uint32_t(key);
-  };
-
+  // 2. keys: the bucket of src slot i (BucketOf), computed where it is needed (twice:
+  //    histogram and scatter) rather than stored, which saves 4 bytes per boid at the cost of
+  //    a few flops.
   // 3. counting sort over the src slots in fixed blocks (contiguous slot ranges, so the
   //    reads follow src's own order). The block count only sizes scratch (at most ~4
-  //    histogram entries per boid). The src slot of every dst slot goes into dst.id, which
-  //    the gather fills last: the sort needs no map of its own.
+  //    histogram entries per boid). The scatter moves every boid's columns straight to its
+  //    place in dst: no map, no second (gather) pass.
   const std::size_t conc = std::size_t(std::max(1, ex.concurrency()));
   std::size_t nblocks = std::min<std::size_t>({conc, 8, std::max<std::size_t>(1, 4 * n / buckets)});
   nblocks = std::max<std::size_t>(1, std::min(nblocks, n));
@@ -181,7 +323,10 @@ void CellList<Real>::build(const GridSettings& gs, const BoidStore<Real>& src, B
   ex.parallel_for(nblocks, 1, [&](std::size_t b0, std::size_t b1) {
     for (std::size_t b = b0; b < b1; ++b) {
       std::uint32_t* h = hist_.data() + b * buckets;
-      for (std::size_t i = block_begin(b); i < block_begin(b + 1); ++i) ++h[key_of(i)];
+      if (dims == 2)
+        count_slots<Real, 2>(src, g, block_begin(b), block_begin(b + 1), h);
+      else
+        count_slots<Real, 3>(src, g, block_begin(b), block_begin(b + 1), h);
     }
   });
   cell_start_.resize(buckets + 1);
@@ -199,53 +344,49 @@ void CellList<Real>::build(const GridSettings& gs, const BoidStore<Real>& src, B
   cell_start_[buckets] = running;
   max_occupancy_ = maxo;
   reserve_padded(dst, dims, n);
-  std::uint32_t* from = dst.id.data();
+  if (nblocks == 1) {  // one pass: scatter and id order together
+    const std::uint32_t* start = cell_start_.data();
+    large_.clear();
+    sort_fixups_ = dims == 2
+                       ? scatter_slots<Real, 2>(src, g, 0, n, hist_.data(), start, &large_, dst)
+                       : scatter_slots<Real, 3>(src, g, 0, n, hist_.data(), start, &large_, dst);
+    for (std::uint32_t c : large_) {  // repeats find their bucket sorted
+      const std::size_t b = cell_start_[c], e = cell_start_[c + 1];
+      std::size_t j = b + 1;
+      while (j < e && dst.id[j - 1] < dst.id[j]) ++j;
+      if (j < e) sort_bucket_by_id(dst, dims, b, e - b, j - b);
+    }
+    return;
+  }
   ex.parallel_for(nblocks, 1, [&](std::size_t b0, std::size_t b1) {
     for (std::size_t b = b0; b < b1; ++b) {
       std::uint32_t* h = hist_.data() + b * buckets;
-      for (std::size_t i = block_begin(b); i < block_begin(b + 1); ++i)
-        from[h[key_of(i)]++] = std::uint32_t(i);
+      if (dims == 2)
+        scatter_slots<Real, 2>(src, g, block_begin(b), block_begin(b + 1), h, nullptr, nullptr,
+                               dst);
+      else
+        scatter_slots<Real, 3>(src, g, block_begin(b), block_begin(b + 1), h, nullptr, nullptr,
+                               dst);
     }
   });
 
   // 4. the canonical order inside every bucket: by id. The order is then cell, then id, a
   //    pure function of the state whatever src's slot order, block count or thread count.
-  //    A cell's boids come from a few neighbouring cells of src, each run already in id order,
-  //    so an insertion sort does little work; large buckets (the kind 1/2 one) use std::sort.
-  const std::uint32_t* sid = src.id.data();
+  std::atomic<std::uint64_t> reordered{0};
   ex.parallel_for(buckets, 1024, [&](std::size_t c0, std::size_t c1) {
+    std::uint64_t r = 0;
+    const std::uint32_t* id = dst.id.data();
     for (std::size_t c = c0; c < c1; ++c) {
-      std::uint32_t* f = from + cell_start_[c];
-      const std::uint32_t len = cell_start_[c + 1] - cell_start_[c];
-      const auto by_id = [sid](std::uint32_t a, std::uint32_t b) { return sid[a] < sid[b]; };
-      if (len > 64) {
-        std::sort(f, f + len, by_id);
-        continue;
-      }
-      for (std::uint32_t k = 1; k < len; ++k) {
-        const std::uint32_t v = f[k];
-        std::uint32_t m = k;
-        for (; m > 0 && by_id(v, f[m - 1]); --m) f[m] = f[m - 1];
-        f[m] = v;
-      }
+      const std::size_t b = cell_start_[c], e = cell_start_[c + 1];
+      std::size_t j = b + 1;
+      while (j < e && id[j - 1] < id[j]) ++j;
+      if (j >= e) continue;
+      ++r;
+      sort_bucket_by_id(dst, dims, b, e - b, j - b);
     }
+    reordered.fetch_add(r, std::memory_order_relaxed);
   });
-
-  // 5. gather into cell order; ids last, as they overwrite the map.
-  ex.parallel_for(n, kBlock, [&](std::size_t b, std::size_t e) {
-    for (int c = 0; c < dims; ++c) {
-      const Real* sp = src.p[c].data();
-      const Real* sv = src.v[c].data();
-      Real* dp = dst.p[c].data();
-      Real* dv = dst.v[c].data();
-      for (std::size_t j = b; j < e; ++j) {
-        dp[j] = sp[from[j]];
-        dv[j] = sv[from[j]];
-      }
-    }
-    for (std::size_t j = b; j < e; ++j) dst.kind[j] = src.kind[from[j]];
-    for (std::size_t j = b; j < e; ++j) dst.id[j] = sid[from[j]];
-  });
+  sort_fixups_ = reordered.load();
 }
 
 template <class Real>

@@ -11,14 +11,16 @@
 //               extra bucket after the last cell. Computed in both passes of the sort, not
 //               stored (memory: docs/engine.md, "Memory").
 //   3. sort   : a counting sort over the src slots, split in fixed blocks of slots: per-block
-//               histograms, one prefix sum, a scatter of src slots into dst.id (the map
-//               lives there until the gather's last column).
-//   4. order  : inside every bucket the src slots are sorted by id (insertion sort: a cell's
-//               boids come in a few runs already in id order). The order is therefore
-//               canonical — cell, then id — a pure function of the state, independent of the
-//               thread count and of the previous slot order; no id rank map is needed.
-//   5. gather : positions, velocities, kinds and ids are copied into cell order, so every
-//               x-row of neighbour cells is one contiguous run for the kernels.
+//               histograms, one prefix sum, a scatter that moves each boid's positions,
+//               velocities, kind and id straight to its bucket in dst (no map, no gather
+//               pass), so every x-row of neighbour cells is one contiguous run for the kernels.
+//   4. order  : inside every bucket the boids are sorted by id (a cell's boids come in a few
+//               runs already in id order). One block (one thread): the scatter itself moves a
+//               boid back past larger ids of its bucket, while the bucket is in cache. Several
+//               blocks: a pass over the buckets checks each and permutes the few out of order.
+//               The order is therefore canonical —
+//               cell, then id — a pure function of the state, independent of the thread count
+//               and of the previous slot order; no id rank map is needed.
 #pragma once
 
 #include <cstddef>
@@ -75,6 +77,10 @@ class CellList {
   const std::uint32_t* cell_start() const noexcept { return cell_start_.data(); }
   std::uint32_t boid_end() const noexcept { return cell_start_[plan_.ncells]; }
   std::uint32_t max_occupancy() const noexcept { return max_occupancy_; }
+  /// The id sort's work in the last build: boids moved back into id order as they were
+  /// scattered (one block: one thread), or buckets re-sorted after a parallel scatter. Zero
+  /// when no boid changed cell since the last build (src already in cell, id order).
+  std::uint64_t sort_fixups() const noexcept { return sort_fixups_; }
   /// Bytes held by the cell list's arrays.
   std::size_t bytes() const noexcept;
 
@@ -83,6 +89,8 @@ class CellList {
   AlignedVector<std::uint32_t> cell_start_{0, 0};
   std::vector<std::uint32_t> hist_;  // per-block histograms, then per-block offsets
   std::uint32_t max_occupancy_ = 0;
+  std::uint64_t sort_fixups_ = 0;
+  std::vector<std::uint32_t> large_;  // one-block build: large buckets to sort after the scatter
 };
 
 /// Makes `dst` hold `n` boids with at least kPadElems readable slots past the end, so the

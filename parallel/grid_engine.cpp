@@ -31,6 +31,7 @@
 #include "parallel/cluster_grid.hpp"
 #include "parallel/grid_engine_near.hpp"
 #include "parallel/list_step.hpp"
+#include "parallel/row_scratch.hpp"
 #include "parallel/threading.hpp"
 
 namespace boids {
@@ -278,14 +279,13 @@ class GridEngine final : public EngineT<Real> {
   void for_each_row(const GridView<Real>& g, F&& done) {
     const RowKernel<Real> kernel = pick_kernel();
     ex_->parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
-      std::vector<FlockSums<Real>> buf;
-      KernelScratch<Real> scratch;
+      const auto slot = row_scratch_.take();  // kept across steps (parallel/row_scratch.hpp)
       for (std::size_t row = b; row < e; ++row) {
         const std::uint32_t first = g.row_start(row), last = g.row_start(row + 1);
         if (first == last) continue;
-        if (buf.size() < last - first) buf.resize(last - first);
-        kernel(g, std::uint32_t(row), buf.data(), scratch);
-        done(row, first, last, static_cast<const FlockSums<Real>*>(buf.data()));
+        if (slot->sums.size() < last - first) slot->sums.resize(last - first);
+        kernel(g, std::uint32_t(row), slot->sums.data(), slot->kernel);
+        done(row, first, last, static_cast<const FlockSums<Real>*>(slot->sums.data()));
       }
     });
   }
@@ -392,10 +392,8 @@ class GridEngine final : public EngineT<Real> {
         g, [&](std::size_t, std::uint32_t first, std::uint32_t last, const FlockSums<Real>* sums) {
           if (fin) {
             fin(fv, first, last - first, sums);
-            for (std::uint32_t j = first; j < last; ++j) {
-              s_.kind[j] = in_.kind[j];
-              s_.id[j] = in_.id[j];
-            }
+            std::copy(in_.kind.begin() + first, in_.kind.begin() + last, s_.kind.begin() + first);
+            std::copy(in_.id.begin() + first, in_.id.begin() + last, s_.id.begin() + first);
             if (prey_only && !fv.prey) {
               for (std::uint32_t j = first; j < last; ++j) {
                 Real p[3], v[3];
@@ -444,6 +442,7 @@ class GridEngine final : public EngineT<Real> {
   // (slot_of_rank()).
   mutable BoidStore<Real> in_;
   KindGrid<Real> special_grid_;  // kinds 1/2, slots [boid_end, n) of in_
+  RowScratchPool<Real> row_scratch_;
   // The step context, kept across steps so its arrays (the predators' marks and grids) are
   // reused rather than allocated and zeroed again every step (prepare_step_into).
   StepContext<Real> ctx_;
