@@ -93,10 +93,11 @@ static inline void sin_cos_n(const double* a, double* s, double* c, std::size_t 
 static inline void cbrt_n(const double* a, double* r, std::size_t n) {
   std::size_t i = 0;
 #if defined(__GNUC__) && defined(__GLIBC__)
+  const std::size_t whole = n - n % kTrigLanes;
   typedef double V __attribute__((vector_size(8 * kTrigLanes)));
   typedef std::int64_t I __attribute__((vector_size(8 * kTrigLanes)));
   constexpr double kCbrt2 = 1.2599210498948731648, kSqrCbrt2 = 1.5874010519681994748;
-  for (; i + kTrigLanes <= n; i += kTrigLanes) {
+  for (; i < whole; i += kTrigLanes) {
     V x;
     std::memcpy(&x, a + i, sizeof x);
     const I b = (I)x;
@@ -124,11 +125,16 @@ static inline void cbrt_n(const double* a, double* r, std::size_t n) {
     const V ym = u * (t2 + 2.0 * xm) / (2.0 * t2 + xm) * f;
     const V y = ym * (V)((q + 1023) << 52);  // ldexp(ym, q): exact, the result is normal
     std::memcpy(r + i, &y, sizeof y);
-    for (std::size_t l = 0; l < kTrigLanes; ++l)
-      if (ok[l] == 0) r[i + l] = std::cbrt(a[i + l]);
+    std::int64_t all = -1;
+    for (std::size_t l = 0; l < kTrigLanes; ++l) all &= ok[l];
+    if (all == 0) {
+      for (std::size_t l = i; l < i + kTrigLanes; ++l)
+        if (!(a[l] > 0.0 && a[l] >= 2.2250738585072014e-308 && a[l] < HUGE_VAL))
+          r[l] = std::cbrt(a[l]);
+    }
   }
 #endif
-  for (; i < n; ++i) r[i] = std::cbrt(a[i]);
+  for (std::size_t j = i; j < n; ++j) r[j] = std::cbrt(a[j]);
 }
 
 }  // namespace boids::beh

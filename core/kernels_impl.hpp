@@ -15,7 +15,6 @@
 
 #include <cstdint>
 
-#include "core/behaviour_trig_n.hpp"
 #include "core/kernels.hpp"
 #include "core/kernels_finish_impl.hpp"
 
@@ -494,40 +493,6 @@ struct Kernel {
     if (pairs) count_pair_runs(pairs);
   }
 };
-
-// beh::sin_cos_n and beh::cbrt_n as this unit compiles them.
-inline void sin_cos_block(const double* a, double* s, double* c, std::size_t n) {
-  beh::sin_cos_n(a, s, c, n);
-}
-inline void cbrt_block(const double* a, double* r, std::size_t n) { beh::cbrt_n(a, r, n); }
-
-/// Fills one precision's table with the instantiations for pack family PF.
-template <template <class> class PF, class Real>
-void fill_table(KernelTable<Real>& t) {
-  t.sin_cos_n = &sin_cos_block;
-  t.cbrt_n = &cbrt_block;
-  auto put = [&]<int D, WrapMode WM>() {
-    t.row[D - 2][int(WM)][0] = &Kernel<PF<Real>, Real, D, WM, false>::row;
-    t.row[D - 2][int(WM)][1] = &Kernel<PF<Real>, Real, D, WM, true>::row;
-  };
-  put.template operator()<2, WrapMode::none>();
-  put.template operator()<2, WrapMode::shift>();
-  put.template operator()<2, WrapMode::min_image>();
-  put.template operator()<3, WrapMode::none>();
-  put.template operator()<3, WrapMode::shift>();
-  put.template operator()<3, WrapMode::min_image>();
-  if constexpr (requires(typename PF<Real>::B x) { PF<Real>::floor(x); }) {
-    auto fin = [&]<int D, Boundary BND>() {
-      t.finish[D - 2][int(BND)] = &Finish<PF<Real>, Real, D, BND>::rows;
-    };
-    fin.template operator()<2, Boundary::wrap>();
-    fin.template operator()<2, Boundary::reflect>();
-    fin.template operator()<2, Boundary::open>();
-    fin.template operator()<3, Boundary::wrap>();
-    fin.template operator()<3, Boundary::reflect>();
-    fin.template operator()<3, Boundary::open>();
-  }
-}
 
 }  // namespace kernels_detail
 }  // namespace

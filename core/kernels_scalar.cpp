@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/kernels_impl.hpp"
+#include "core/kernels_table_impl.hpp"
 
 namespace boids {
 namespace {

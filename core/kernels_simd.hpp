@@ -11,7 +11,7 @@
 
 #include <xsimd/xsimd.hpp>
 
-#include "core/kernels_impl.hpp"
+#include "core/kernels_table_impl.hpp"
 
 namespace boids {
 namespace {
