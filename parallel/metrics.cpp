@@ -34,6 +34,7 @@
 #include "parallel/metrics_cells.hpp"
 #include "parallel/metrics_pairs.hpp"
 #include "parallel/metrics_turn.hpp"
+#include "parallel/metrics_union.hpp"
 #include "parallel/threading.hpp"
 
 namespace boids {
@@ -286,7 +287,7 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
   s.size.assign(n, 0);
   std::uint32_t largest = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t r = find_root(s.parent.get(), std::uint32_t(i));
+    const std::uint32_t r = pair_root(s.parent.get(), std::uint32_t(i));
     m.clusters += r == i;
     largest = std::max(largest, ++s.size[r]);
   }

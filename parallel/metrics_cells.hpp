@@ -44,16 +44,6 @@ struct Scratch {
   std::vector<PairSums> sums;
 };
 
-inline std::uint32_t find_root(std::atomic<std::uint32_t>* parent, std::uint32_t x) {
-  for (;;) {
-    const std::uint32_t p = parent[x].load(std::memory_order_acquire);
-    if (p == x) return x;
-    const std::uint32_t g = parent[p].load(std::memory_order_acquire);
-    if (g != p) parent[x].store(g, std::memory_order_release);  // path halving: g is an ancestor
-    x = g;
-  }
-}
-
 inline Grid make_grid(const WorldDef& def, double radius, std::size_t n, const double* lo,
                       const double* hi) {
   Grid g;

@@ -1,6 +1,7 @@
-// The lock-free union-find of the metrics pair pass's cluster links (parallel/metrics_pairs.hpp).
-// Included by metrics_pairs_impl.hpp only; in an anonymous namespace like it, so every
-// instruction set's unit keeps its own copy.
+// The lock-free union-find of the metrics pair pass's cluster links (parallel/metrics_pairs.hpp),
+// and its root look-up for the components (parallel/metrics.cpp). In an anonymous namespace,
+// so every unit keeps its own copy: the instruction-set units' copies never stand in for the
+// generic unit's.
 #pragma once
 
 #include <atomic>

@@ -132,21 +132,12 @@ TEST_CASE("metrics build their own cells where the engine's are not shared", "[m
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 namespace {
 
 std::string cli_tmp(const std::string& name) {
   return "/tmp/boids_metrics_cli_" + std::to_string(::getpid()) + "_" + name;
-}
-
-std::string cli_slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
 }
 
 int cli_run(const std::string& args) {
@@ -174,17 +165,17 @@ TEST_CASE("boids run writes the same trajectory with and without --metrics", "[m
       REQUIRE(cli_run(common + "--out " + a) == 0);
       REQUIRE(cli_run(common + "--out " + b + " --metrics " + m + " --metrics-every " + every) ==
               0);
-      const std::string plain = cli_slurp(a), rows = cli_slurp(b);
+      const std::string plain = boids::test::slurp(a), rows = boids::test::slurp(b);
       REQUIRE(plain.size() > 6000 * 10);
       CHECK(plain == rows);
       // One header, step 0, every `every`-th step and the last.
-      const std::string metrics = cli_slurp(m);
+      const std::string metrics = boids::test::slurp(m);
       const long nl = long(std::count(metrics.begin(), metrics.end(), '\n'));
       CHECK(nl == (every == "1" ? 1 + 10 : 1 + 1 + 2 + 1));
       // And the same rows on one thread.
       REQUIRE(cli_run(setup + " --steps 9 --threads 1 --metrics " + m2 + " --metrics-every " +
                       every) == 0);
-      CHECK(cli_slurp(m2) == metrics);
+      CHECK(boids::test::slurp(m2) == metrics);
     }
   }
   for (const std::string& f : {a, b, m, m2}) std::remove(f.c_str());
