@@ -103,10 +103,11 @@ class GridEngine final : public EngineT<Real> {
 
   std::size_t bytes_per_boid() const override {
     const std::size_t n = std::max<std::size_t>(1, s_.n);
-    // Everything the engine holds, the id-order copy of World::positions() included when it
-    // exists: compared with the measured peak RSS in docs/bench.md ("Memory").
-    const std::size_t total =
-        s_.bytes() + in_.bytes() + cells_.bytes() + ctx_.beh.bytes() + this->cache_bytes();
+    // Everything the engine holds, the id-order copy of World::positions() and the row loop's
+    // pooled scratch included when they exist: compared with the measured peak RSS in
+    // docs/bench.md ("Memory").
+    const std::size_t total = s_.bytes() + in_.bytes() + cells_.bytes() + ctx_.beh.bytes() +
+                              row_scratch_.bytes() + this->cache_bytes();
     return (total + n - 1) / n;
   }
 

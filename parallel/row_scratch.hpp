@@ -59,6 +59,17 @@ class RowScratchPool {
     return free_.size();
   }
 
+  /// Bytes the pooled slots hold (their capacities), for the engine's memory report.
+  std::size_t bytes() const {
+    std::lock_guard<std::mutex> lock(m_);
+    std::size_t b = 0;
+    for (const auto& s : free_)
+      b += sizeof(Slot) + s->sums.capacity() * sizeof(FlockSums<Real>) +
+           s->kernel.buf.capacity() * sizeof(Real) +
+           s->kernel.idx.capacity() * sizeof(std::uint32_t);
+    return b;
+  }
+
  private:
   void put(std::unique_ptr<Slot> s) {
     std::lock_guard<std::mutex> lock(m_);
