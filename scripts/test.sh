@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${BOIDS_JOBS:-2}
+# Each stage's header says how long the run has taken so far (CI's budget is 25 minutes).
+stage() { echo "== $* (at ${SECONDS} s)"; }
 common=(-DBOIDS_WERROR=ON)
 # Sanitizer builds: light optimisation and line tables only, and SIMD kernels for AVX2 alone
 # beside the scalar ones (the Release stage tests every instruction set for equal bits), to
@@ -13,12 +15,12 @@ common=(-DBOIDS_WERROR=ON)
 san=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1"
   -DBOIDS_SIMD_ISAS=avx2 -DBOIDS_BUILD_BENCH=OFF -DBOIDS_BUILD_VIEWER=OFF)
 
-echo "== Release build and tests"
+stage "Release build and tests"
 cmake -S . -B build/test -DCMAKE_BUILD_TYPE=Release "${common[@]}" -DBOIDS_PYTHON=ON -DBOIDS_MPI=ON
 cmake --build build/test -j"$jobs"
 ctest --test-dir build/test --output-on-failure -j"$jobs"
 
-echo "== Python package: pip install into a fresh venv (offline, Debian's setuptools and pybind11)"
+stage "Python package: pip install into a fresh venv (offline, Debian's setuptools and pybind11)"
 rm -rf build/venv
 /usr/bin/python3 -m venv --system-site-packages build/venv
 # The package is built from the Release tree above (setup.py: BOIDS_CMAKE_BUILD_DIR), so this
@@ -27,19 +29,19 @@ BOIDS_JOBS=$jobs BOIDS_CMAKE_BUILD_DIR="$PWD/build/test" build/venv/bin/pip inst
 (cd build && venv/bin/python -c "import boids; w = boids.World(count=1000, threads=2); w.step(3); print('installed:', w)")
 
 if [[ ${BOIDS_SKIP_SANITIZERS:-0} != 1 ]]; then
-  echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
+  stage "AddressSanitizer + UndefinedBehaviorSanitizer"
   cmake -S . -B build/asan "${common[@]}" "${san[@]}" "-DBOIDS_SANITIZE=address;undefined"
   cmake --build build/asan -j"$jobs" --target boids_tests boids_cli
   ctest --test-dir build/asan --output-on-failure -j"$jobs"
 
-  echo "== ThreadSanitizer (parallel engine)"
+  stage "ThreadSanitizer (parallel engine)"
   cmake -S . -B build/tsan "${common[@]}" "${san[@]}" -DBOIDS_SANITIZE=thread
   cmake --build build/tsan -j"$jobs" --target boids_tests
   ctest --test-dir build/tsan --output-on-failure -j"$jobs"
 fi
 
 if [[ ${BOIDS_SKIP_FUZZ:-0} != 1 ]]; then
-  echo "== libFuzzer smoke runs (clang-14, ASan+UBSan)"
+  stage "libFuzzer smoke runs (clang-14, ASan+UBSan)"
   if ! command -v clang++-14 >/dev/null; then
     echo "fuzz: skipped, clang++-14 is not installed (scripts/setup.sh installs it)"
   else
@@ -62,3 +64,4 @@ if [[ ${BOIDS_SKIP_FUZZ:-0} != 1 ]]; then
     done
   fi
 fi
+stage "all stages passed"
