@@ -19,6 +19,40 @@ namespace {
 
 using namespace boids;
 
+using Ranges = std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>>;
+
+// The slot-order reference (tests/prey_scan_reference.hpp) for every predator: its results in
+// `want` and the prey that see some predator in `want_seen`.
+template <class Real, int D>
+void reference_views(PreyScanArgs<Real> a, const std::vector<PreySweepPred<Real>>& preds,
+                     const Ranges& ranges, bool wrap, std::vector<PreyScanResult<Real>>& want,
+                     std::vector<std::uint8_t>& want_seen) {
+  want.assign(preds.size(), PreyScanResult<Real>{});
+  for (std::size_t k = 0; k < preds.size(); ++k) {
+    for (int c = 0; c < 3; ++c) {
+      a.ap[c] = preds[k].p[c];
+      a.av[c] = preds[k].v[c];
+    }
+    a.av_len = preds[k].v_len;
+    test::reference<Real, D>(a, ranges[k], wrap, want[k], want_seen);
+  }
+}
+
+// prey_views' result for predator k against the reference's: count, the double sum's bits
+// and the nearest prey.
+template <class Real, int D>
+void check_view(const PreyScanResult<Real>& got, const PreyScanResult<Real>& want) {
+  REQUIRE(got.prey == want.prey);
+  if (want.prey == 0) return;
+  for (int c = 0; c < D; ++c) {
+    CHECK(got.sum[c] == want.sum[c]);  // the slot-order double sum's bits
+    CHECK(got.nearest_d[c] == want.nearest_d[c]);
+  }
+  CHECK(got.best_slot == want.best_slot);
+  CHECK(got.best_id == want.best_id);
+  CHECK(got.best2 == want.best2);
+}
+
 // `radius` above a quarter box makes vectors take the whole minimum image; predators sit at the
 // seam (both sides) and some ranges span the whole store (a view wider than the box).
 template <class Real, int D>
@@ -47,7 +81,7 @@ void check_views(bool wrap, double radius, std::uint64_t seed) {
     }
     PreyScanArgs<Real> a = test::scan_args(s, L, round == 0, radius, 5.0);
     std::vector<PreySweepPred<Real>> preds(np);
-    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> ranges(np);
+    Ranges ranges(np);
     std::vector<PreySweepTask> tasks;
     for (std::size_t k = 0; k < np; ++k) {
       PreySweepPred<Real>& pr = preds[k];
@@ -74,16 +108,9 @@ void check_views(bool wrap, double radius, std::uint64_t seed) {
       for (const auto& [b, e] : ranges[k]) tasks.push_back(PreySweepTask{b, e, std::uint32_t(k)});
     }
     std::shuffle(tasks.begin(), tasks.end(), gen);
-    std::vector<PreyScanResult<Real>> want(np);
+    std::vector<PreyScanResult<Real>> want;
     std::vector<std::uint8_t> want_seen(n, 0);
-    for (std::size_t k = 0; k < np; ++k) {
-      for (int c = 0; c < 3; ++c) {
-        a.ap[c] = preds[k].p[c];
-        a.av[c] = preds[k].v[c];
-      }
-      a.av_len = preds[k].v_len;
-      test::reference<Real, D>(a, ranges[k], wrap, want[k], want_seen);
-    }
+    reference_views<Real, D>(a, preds, ranges, wrap, want, want_seen);
     std::size_t seeing = 0;
     for (const PreyScanResult<Real>& w : want) seeing += w.prey > 0;
     CHECK(seeing > np / 2);
@@ -97,15 +124,7 @@ void check_views(bool wrap, double radius, std::uint64_t seed) {
       const std::size_t again = prey_views(a, D, wrap, preds.data(), np, tasks, got.data());
       for (std::size_t k = 0; k < np; ++k) {
         INFO("predator " << k);
-        REQUIRE(got[k].prey == want[k].prey);
-        if (want[k].prey == 0) continue;
-        for (int c = 0; c < D; ++c) {
-          CHECK(got[k].sum[c] == want[k].sum[c]);  // the slot-order double sum's bits
-          CHECK(got[k].nearest_d[c] == want[k].nearest_d[c]);
-        }
-        CHECK(got[k].best_slot == want[k].best_slot);
-        CHECK(got[k].best_id == want[k].best_id);
-        CHECK(got[k].best2 == want[k].best2);
+        check_view<Real, D>(got[k], want[k]);
       }
       CHECK(seen == want_seen);
       if (sizeof(Real) == 8) {
@@ -171,7 +190,7 @@ TEST_CASE("prey views: ranges below kind0_end skip the kind test", "[fastpath][p
   REQUIRE(s.kind[first_other] == 1);
   PreyScanArgs<float> a = test::scan_args(s, L, true, 30.0, 5.0);
   std::vector<PreySweepPred<float>> preds(np);
-  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> ranges(np);
+  Ranges ranges(np);
   std::vector<PreySweepTask> tasks;
   for (std::size_t k = 0; k < np; ++k) {
     float vv = 0;
@@ -185,16 +204,9 @@ TEST_CASE("prey views: ranges below kind0_end skip the kind test", "[fastpath][p
     ranges[k].emplace_back(0u, k % 2 == 0 ? 2000u : std::uint32_t(n));
     for (const auto& [b, e] : ranges[k]) tasks.push_back(PreySweepTask{b, e, std::uint32_t(k)});
   }
-  std::vector<PreyScanResult<float>> want(np);
+  std::vector<PreyScanResult<float>> want;
   std::vector<std::uint8_t> want_seen(n, 0);
-  for (std::size_t k = 0; k < np; ++k) {
-    for (int c = 0; c < 3; ++c) {
-      a.ap[c] = preds[k].p[c];
-      a.av[c] = preds[k].v[c];
-    }
-    a.av_len = preds[k].v_len;
-    test::reference<float, 3>(a, ranges[k], true, want[k], want_seen);
-  }
+  reference_views<float, 3>(a, preds, ranges, true, want, want_seen);
   for (Isa isa : test::testable_isas()) {
     test::MaxIsaScope cap(isa);
     INFO(isa_name(isa));
@@ -215,10 +227,8 @@ TEST_CASE("prey views: ranges below kind0_end skip the kind test", "[fastpath][p
       CHECK(again == np / 2);  // the predators with another kind in view, scanned again
       for (std::size_t k = 0; k < np; ++k) {
         INFO("predator " << k);
-        REQUIRE(got[k].prey == want[k].prey);
-        CHECK(got[k].prey > 0);
-        for (int c = 0; c < 3; ++c) CHECK(got[k].sum[c] == want[k].sum[c]);
-        CHECK(got[k].best_id == want[k].best_id);
+        CHECK(want[k].prey > 0);
+        check_view<float, 3>(got[k], want[k]);
       }
       CHECK(seen == want_seen);
     }
