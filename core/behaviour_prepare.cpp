@@ -171,7 +171,7 @@ void prepare_behaviours(const ModelParams<Real>& m, const BoidStore<Real>& s,
       // (select_sin_cos_n: sin_cos's bits on every instruction set), then the sums in slot
       // order, the additions of a boid-by-boid loop.
       constexpr std::size_t kBlock = 512;
-      const SinCosN trig = select_sin_cos_n(dispatched_isa(true));
+      const SinCosN trig = select_sin_cos_n(m.isa);
       alignas(64) double ang[3][kBlock], sn[3][kBlock], cs[3][kBlock];
       for (std::size_t i0 = 0; i0 < s.n; i0 += kBlock) {
         const std::size_t nb = std::min(kBlock, s.n - i0);
@@ -255,7 +255,7 @@ void prepare_behaviours(const ModelParams<Real>& m, const BoidStore<Real>& s,
                      beh::only_prey_terms(m, b);
   if (near && (chase || marks)) {
     if (marks) b.prey_sees.assign(s.n, 0);
-    const PreyScanFn<Real> scan = select_prey_scan<Real>(D, m.boundary == Boundary::wrap);
+    const PreyScanFn<Real> scan = select_prey_scan<Real>(m.isa, D, m.boundary == Boundary::wrap);
     const KindParams<Real>& k0 = m.kind[0];
     const double reach = std::max(chase ? double(pk.radius) : 0.0, marks ? double(k0.radius) : 0.0);
     PreyScanArgs<Real> args;
@@ -278,11 +278,12 @@ void prepare_behaviours(const ModelParams<Real>& m, const BoidStore<Real>& s,
     args.prey_radius2 = k0.radius2;
     args.prey_cos_half_view = k0.cos_half_view;
     args.seen = marks ? b.prey_sees.data() : nullptr;
+    args.isa = m.isa;
     // Each predator's view is its own (and marks are an OR): any split over threads and any
     // order give the same bits. Near predators share prey, so they go in a Z-order of cells
     // about the reach wide: their prey are then still in cache.
     const std::vector<std::uint32_t> order = z_order<Real>(b.predators, D, double(m.size), reach);
-    if (select_prey_sweep<Real>(D, m.boundary == Boundary::wrap)) {
+    if (select_prey_sweep<Real>(m.isa, D, m.boundary == Boundary::wrap)) {
       // Float worlds: blocks of kSweepBlock predators in that order, each block's ranges in
       // slot order (prey_views: the sweep, core/prey_scan.hpp), so the rows the block's
       // predators share are read from memory once. Any split into blocks gives the same bits.

@@ -21,23 +21,10 @@
 #include <cstdint>
 
 #include "core/aligned.hpp"
+#include "core/isa.hpp"
 #include "core/model.hpp"
 
 namespace boids {
-
-/// Instruction sets the kernels are compiled for, in increasing order of preference.
-enum class Isa : std::uint8_t { scalar, sse42, avx2, avx512 };
-
-/// "scalar", "sse4.2", "avx2", "avx512".
-const char* isa_name(Isa isa) noexcept;
-
-/// The best instruction set both this binary has kernels for and this CPU runs; scalar when
-/// `simd` is false or the build has BOIDS_DISABLE_SIMD. The environment variable
-/// BOIDS_MAX_ISA (scalar, sse4.2, avx2, avx512) caps the choice, for benchmarks.
-Isa dispatched_isa(bool simd = true) noexcept;
-
-/// Name of dispatched_isa(true), for the bench.
-inline const char* dispatched_isa_name() noexcept { return isa_name(dispatched_isa(true)); }
 
 /// How displacements cross the faces of the box.
 enum class WrapMode : std::uint8_t {

@@ -13,6 +13,7 @@
 
 #include "boids/world_def.hpp"
 #include "core/behaviour_params.hpp"
+#include "core/isa.hpp"
 #include "core/store.hpp"
 
 namespace boids {
@@ -53,9 +54,13 @@ struct ModelParams {
   KindParams<Real> kind[kKindCount];
   WorldBehaviour<Real> beh;
   ListParams<Real> list;
+  /// The instruction set of every kernel the engines select: dispatched_isa(engine.simd), so
+  /// `engine.simd = false` runs the scalar kernels everywhere (the same bits either way).
+  Isa isa = Isa::scalar;
 
   static ModelParams from_def(const WorldDef& d) {
     ModelParams m;
+    m.isa = dispatched_isa(d.simd);
     m.dims = d.dims;
     m.boundary = d.boundary;
     m.size = Real(d.size);

@@ -39,10 +39,10 @@ const PreyTables& prey_tables() {
 }  // namespace
 
 template <class Real>
-PreyScanFn<Real> select_prey_scan(int dims, bool wrap) {
+PreyScanFn<Real> select_prey_scan(Isa isa, int dims, bool wrap) {
   const PreyTables& t = prey_tables();
   // A table left empty (an instruction set this build has no unit for): the next lower one.
-  for (int i = int(dispatched_isa(true));; --i) {
+  for (int i = int(std::min(isa, dispatched_isa(true)));; --i) {
     PreyScanFn<Real> k;
     if constexpr (sizeof(Real) == 4)
       k = t.f[i].fn[dims == 2 ? 0 : 1][wrap ? 1 : 0];
@@ -53,9 +53,9 @@ PreyScanFn<Real> select_prey_scan(int dims, bool wrap) {
 }
 
 template <class Real>
-PreySweepFn<Real> select_prey_sweep(int dims, bool wrap) {
+PreySweepFn<Real> select_prey_sweep(Isa isa, int dims, bool wrap) {
   const PreyTables& t = prey_tables();
-  for (int i = int(dispatched_isa(true));; --i) {
+  for (int i = int(std::min(isa, dispatched_isa(true)));; --i) {
     PreySweepFn<Real> k;
     if constexpr (sizeof(Real) == 4)
       k = t.f[i].sweep[dims == 2 ? 0 : 1][wrap ? 1 : 0];
@@ -78,7 +78,7 @@ std::size_t prey_views(const PreyScanArgs<Real>& a, int dims, bool wrap,
   thread_local std::vector<std::uint32_t> start;
   thread_local std::vector<PreySweepTask> sorted;
   bad.assign(np, 0);
-  const PreySweepFn<Real> sweep = select_prey_sweep<Real>(dims, wrap);
+  const PreySweepFn<Real> sweep = select_prey_sweep<Real>(a.isa, dims, wrap);
   if (sweep) {
     // Counting sort by the first slot in buckets of 2^kShift slots (a few cells of a row): the
     // tasks that share a row then run one after another.
@@ -109,7 +109,7 @@ std::size_t prey_views(const PreyScanArgs<Real>& a, int dims, bool wrap,
   std::sort(again.begin(), again.end(), [&](const auto& x, const auto& y) {
     return x.first != y.first ? x.first < y.first : tasks[x.second].begin < tasks[y.second].begin;
   });
-  const PreyScanFn<Real> scan = select_prey_scan<Real>(dims, wrap);
+  const PreyScanFn<Real> scan = select_prey_scan<Real>(a.isa, dims, wrap);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
   PreyScanArgs<Real> q = a;
   std::size_t flagged = 0;
@@ -130,10 +130,10 @@ std::size_t prey_views(const PreyScanArgs<Real>& a, int dims, bool wrap,
   return flagged;
 }
 
-template PreyScanFn<float> select_prey_scan<float>(int, bool);
-template PreyScanFn<double> select_prey_scan<double>(int, bool);
-template PreySweepFn<float> select_prey_sweep<float>(int, bool);
-template PreySweepFn<double> select_prey_sweep<double>(int, bool);
+template PreyScanFn<float> select_prey_scan<float>(Isa, int, bool);
+template PreyScanFn<double> select_prey_scan<double>(Isa, int, bool);
+template PreySweepFn<float> select_prey_sweep<float>(Isa, int, bool);
+template PreySweepFn<double> select_prey_sweep<double>(Isa, int, bool);
 template std::size_t prey_views<float>(const PreyScanArgs<float>&, int, bool,
                                        const PreySweepPred<float>*, std::size_t,
                                        const std::vector<PreySweepTask>&, PreyScanResult<float>*);

@@ -50,6 +50,9 @@ struct PreyScanArgs {
   bool flee = false, prey_full_view = true;
   Real prey_radius2 = 0, prey_cos_half_view = 0;
   std::uint8_t* seen = nullptr;  // per slot: set to 1 when that prey sees the predator
+  // The highest instruction set prey_views may use (ModelParams::isa; the default: the best
+  // this binary and CPU have).
+  Isa isa = Isa::avx512;
 };
 
 /// What the chase needs: the count, the slot-order double sum of the offsets, the nearest.
@@ -126,14 +129,14 @@ struct PreyScanTable {
   PreySweepFn<Real> sweep[2][2] = {};
 };
 
-/// The scan for dispatched_isa(), a dimension and whether the box wraps.
+/// The scan for isa (at most dispatched_isa()), a dimension and whether the box wraps.
 template <class Real>
-PreyScanFn<Real> select_prey_scan(int dims, bool wrap);
+PreyScanFn<Real> select_prey_scan(Isa isa, int dims, bool wrap);
 
-/// The sweep for dispatched_isa() (float only; nullptr for double, whose offsets have no
-/// common grid: the caller scans predator by predator).
+/// The sweep for isa (at most dispatched_isa()) (float only; nullptr for double, whose offsets have
+/// no common grid: the caller scans predator by predator).
 template <class Real>
-PreySweepFn<Real> select_prey_sweep(int dims, bool wrap);
+PreySweepFn<Real> select_prey_sweep(Isa isa, int dims, bool wrap);
 
 /// The views of predators preds[0, np) given the tasks of all their ranges (each predator's
 /// ranges disjoint; any order): out[k] gets what the scan of predator k's ranges in ascending

@@ -42,7 +42,7 @@ bool fine_topo_sums(const ModelParams<Real>& m, const GridView<Real>& g, const B
     fg.build(in, nb, key);
   }
   const GatherFn<Real> fine_gather = select_gather_fn<Real>(
-      D, m.boundary == Boundary::wrap ? WrapMode::min_image : WrapMode::none);
+      m.isa, D, m.boundary == Boundary::wrap ? WrapMode::min_image : WrapMode::none);
   const double r = double(m.kind[0].radius);
   sums.resize(nb);
   const std::size_t nrows = std::size_t(fg.n[1]) * std::size_t(fg.n[2]);

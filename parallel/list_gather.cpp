@@ -35,10 +35,10 @@ const GatherTables& gather_tables() {
 }  // namespace
 
 template <class Real>
-GatherFn<Real> select_gather_fn(int dims, WrapMode wrap) {
+GatherFn<Real> select_gather_fn(Isa isa, int dims, WrapMode wrap) {
   const GatherTables& t = gather_tables();
   // A table left empty (an instruction set this build has no unit for): the next lower one.
-  for (int i = int(dispatched_isa(true));; --i) {
+  for (int i = int(std::min(isa, dispatched_isa(true)));; --i) {
     GatherFn<Real> k;
     if constexpr (sizeof(Real) == 4)
       k = t.f[i].fn[dims == 2 ? 0 : 1][int(wrap)];
@@ -49,9 +49,9 @@ GatherFn<Real> select_gather_fn(int dims, WrapMode wrap) {
 }
 
 template <class Real>
-OrderFn<Real> select_order_fn(bool small) {
+OrderFn<Real> select_order_fn(Isa isa, bool small) {
   const GatherTables& t = gather_tables();
-  for (int i = int(dispatched_isa(true));; --i) {
+  for (int i = int(std::min(isa, dispatched_isa(true)));; --i) {
     OrderFn<Real> k;
     if constexpr (sizeof(Real) == 4)
       k = t.f[i].order[small ? 0 : 1];
@@ -62,9 +62,9 @@ OrderFn<Real> select_order_fn(bool small) {
 }
 
 template <class Real>
-SumFn<Real> select_sum_fn(int dims) {
+SumFn<Real> select_sum_fn(Isa isa, int dims) {
   const GatherTables& t = gather_tables();
-  for (int i = int(dispatched_isa(true));; --i) {
+  for (int i = int(std::min(isa, dispatched_isa(true)));; --i) {
     SumFn<Real> k;
     if constexpr (sizeof(Real) == 4)
       k = t.f[i].sum[dims == 2 ? 0 : 1];
@@ -80,9 +80,9 @@ namespace {
 // down. A unit may leave its lane kernels out on purpose (parallel/list_gather_impl.hpp), and
 // then its gather runs alone.
 template <class Real>
-const GatherTable<Real>& lane_table() {
+const GatherTable<Real>& lane_table(Isa isa) {
   const GatherTables& t = gather_tables();
-  for (int i = int(dispatched_isa(true));; --i) {
+  for (int i = int(std::min(isa, dispatched_isa(true)));; --i) {
     const GatherTable<Real>* tab;
     if constexpr (sizeof(Real) == 4)
       tab = &t.f[i];
@@ -98,24 +98,24 @@ inline int k_class(int k) { return k < 4 ? 0 : k < 8 ? 1 : 2; }
 }  // namespace
 
 template <class Real>
-LaneFn<Real> select_lane_fn(int dims, bool min_image, int k) {
-  return lane_table<Real>().lane[dims == 2 ? 0 : 1][min_image ? 1 : 0][k_class(k)];
+LaneFn<Real> select_lane_fn(Isa isa, int dims, bool min_image, int k) {
+  return lane_table<Real>(isa).lane[dims == 2 ? 0 : 1][min_image ? 1 : 0][k_class(k)];
 }
 
 template <class Real>
-LaneFinishFn<Real> select_lane_finish_fn(int dims, bool min_image, int k) {
-  return lane_table<Real>().lane_finish[dims == 2 ? 0 : 1][min_image ? 1 : 0][k_class(k)];
+LaneFinishFn<Real> select_lane_finish_fn(Isa isa, int dims, bool min_image, int k) {
+  return lane_table<Real>(isa).lane_finish[dims == 2 ? 0 : 1][min_image ? 1 : 0][k_class(k)];
 }
 
-template LaneFinishFn<float> select_lane_finish_fn<float>(int, bool, int);
-template LaneFinishFn<double> select_lane_finish_fn<double>(int, bool, int);
-template LaneFn<float> select_lane_fn<float>(int, bool, int);
-template LaneFn<double> select_lane_fn<double>(int, bool, int);
-template SumFn<float> select_sum_fn<float>(int);
-template SumFn<double> select_sum_fn<double>(int);
-template OrderFn<float> select_order_fn<float>(bool);
-template OrderFn<double> select_order_fn<double>(bool);
-template GatherFn<float> select_gather_fn<float>(int, WrapMode);
-template GatherFn<double> select_gather_fn<double>(int, WrapMode);
+template LaneFinishFn<float> select_lane_finish_fn<float>(Isa, int, bool, int);
+template LaneFinishFn<double> select_lane_finish_fn<double>(Isa, int, bool, int);
+template LaneFn<float> select_lane_fn<float>(Isa, int, bool, int);
+template LaneFn<double> select_lane_fn<double>(Isa, int, bool, int);
+template SumFn<float> select_sum_fn<float>(Isa, int);
+template SumFn<double> select_sum_fn<double>(Isa, int);
+template OrderFn<float> select_order_fn<float>(Isa, bool);
+template OrderFn<double> select_order_fn<double>(Isa, bool);
+template GatherFn<float> select_gather_fn<float>(Isa, int, WrapMode);
+template GatherFn<double> select_gather_fn<double>(Isa, int, WrapMode);
 
 }  // namespace boids::list_detail

@@ -174,27 +174,27 @@ void list_gather_sse42(GatherTable<float>& f, GatherTable<double>& d);
 void list_gather_avx2(GatherTable<float>& f, GatherTable<double>& d);
 void list_gather_avx512(GatherTable<float>& f, GatherTable<double>& d);
 
-/// The gather for dispatched_isa(), a dimension and the grid's wrap mode.
+/// The gather for isa (at most dispatched_isa()), a dimension and the grid's wrap mode.
 template <class Real>
-GatherFn<Real> select_gather_fn(int dims, WrapMode wrap);
+GatherFn<Real> select_gather_fn(Isa isa, int dims, WrapMode wrap);
 
-/// The OrderFn for dispatched_isa() and N = 8 (small = true) or 16.
+/// The OrderFn for isa (at most dispatched_isa()) and N = 8 (small = true) or 16.
 template <class Real>
-OrderFn<Real> select_order_fn(bool small);
+OrderFn<Real> select_order_fn(Isa isa, bool small);
 
-/// The SumFn for dispatched_isa() and a dimension.
+/// The SumFn for isa (at most dispatched_isa()) and a dimension.
 template <class Real>
-SumFn<Real> select_sum_fn(int dims);
+SumFn<Real> select_sum_fn(Isa isa, int dims);
 
-/// The LaneFn for dispatched_isa(), a dimension, the minimum image (true) or the plain
-/// difference, and k <= kLaneMaxK; nullptr where that instruction set's unit has none (its
+/// The LaneFn for isa (at most dispatched_isa()), a dimension, the minimum image (true) or the
+/// plain difference, and k <= kLaneMaxK; nullptr where that instruction set's unit has none (its
 /// packs are wider than a cell's boids, parallel/list_gather_impl.hpp).
 template <class Real>
-LaneFn<Real> select_lane_fn(int dims, bool min_image, int k);
+LaneFn<Real> select_lane_fn(Isa isa, int dims, bool min_image, int k);
 
 /// The LaneFinishFn of the table select_lane_fn takes its kernel from, or nullptr where that
 /// kernel does not stage.
 template <class Real>
-LaneFinishFn<Real> select_lane_finish_fn(int dims, bool min_image, int k);
+LaneFinishFn<Real> select_lane_finish_fn(Isa isa, int dims, bool min_image, int k);
 
 }  // namespace boids::list_detail

@@ -47,15 +47,14 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
   const WrapMode mode = m.boundary != Boundary::wrap ? WrapMode::none
                         : g.wrap == WrapMode::shift  ? WrapMode::shift
                                                      : WrapMode::min_image;
-  const list_detail::GatherFn<Real> gather = list_detail::select_gather_fn<Real>(D, mode);
-  const list_detail::OrderFn<Real> order_fn[2] = {list_detail::select_order_fn<Real>(true),
-                                                  list_detail::select_order_fn<Real>(false)};
+  const list_detail::GatherFn<Real> gather = list_detail::select_gather_fn<Real>(m.isa, D, mode);
+  const list_detail::OrderFn<Real> order_fn[2] = {list_detail::select_order_fn<Real>(m.isa, true),
+                                                  list_detail::select_order_fn<Real>(m.isa, false)};
   // The sums in SIMD across a row's boids where accumulate_pair's nearest tracking is off.
   const list_detail::SumFn<Real> sum_fn =
-      topo && !m.kind[0].track_nearest ? list_detail::select_sum_fn<Real>(D) : nullptr;
-  const FinishRow<Real> fin = topo && !ctx.beh.active
-                                  ? select_finish_row<Real>(dispatched_isa(true), D, m.boundary)
-                                  : nullptr;
+      topo && !m.kind[0].track_nearest ? list_detail::select_sum_fn<Real>(m.isa, D) : nullptr;
+  const FinishRow<Real> fin =
+      topo && !ctx.beh.active ? select_finish_row<Real>(m.isa, D, m.boundary) : nullptr;
   FinishView<Real> fv;
   if (fin) {
     for (int c = 0; c < 3; ++c) {
@@ -108,26 +107,27 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
   // at a time (lane_finish, parallel/list_lanes_finish_impl.hpp), which needs every id to order
   // as a float bit pattern; with larger ids those instruction sets take the gather.
   bool lane_ok = sum_fn && m.list.topo_k <= list_detail::kLaneMaxK;
-  if (lane_ok && list_detail::select_lane_finish_fn<Real>(D, false, m.list.topo_k)) {
+  if (lane_ok && list_detail::select_lane_finish_fn<Real>(m.isa, D, false, m.list.topo_k)) {
     std::uint32_t max_id = 0;
     for (const std::uint32_t id : in.id) max_id = std::max(max_id, id);
     lane_ok = max_id < 0x7f800000u;
   }
   const list_detail::LaneFn<Real> lane_fn =
-      lane_ok ? list_detail::select_lane_fn<Real>(D, mode == WrapMode::min_image, m.list.topo_k)
-              : nullptr;
+      lane_ok
+          ? list_detail::select_lane_fn<Real>(m.isa, D, mode == WrapMode::min_image, m.list.topo_k)
+          : nullptr;
   // With image shifts, the lane kernel's rows are copied with every seam wrapped (as for the
   // minimum image), so the cells whose stencil crosses a seam take the per-pair minimum image
   // (lane_wrap_fn, and the gather's min_image flavour for the boids it hands back); the
   // others' candidates are their own minimum images, as before.
   const bool wrap_copy = lane_fn && mode == WrapMode::shift;
   const list_detail::LaneFn<Real> lane_wrap_fn =
-      wrap_copy ? list_detail::select_lane_fn<Real>(D, true, m.list.topo_k) : nullptr;
+      wrap_copy ? list_detail::select_lane_fn<Real>(m.isa, D, true, m.list.topo_k) : nullptr;
   const list_detail::GatherFn<Real> wrap_gather =
-      wrap_copy ? list_detail::select_gather_fn<Real>(D, WrapMode::min_image) : nullptr;
+      wrap_copy ? list_detail::select_gather_fn<Real>(m.isa, D, WrapMode::min_image) : nullptr;
   const list_detail::LaneFinishFn<Real> lane_finish =
       lane_fn ? list_detail::select_lane_finish_fn<Real>(
-                    D, mode == WrapMode::min_image || wrap_copy, m.list.topo_k)
+                    m.isa, D, mode == WrapMode::min_image || wrap_copy, m.list.topo_k)
               : nullptr;
   ex.parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
     std::vector<FlockSums<Real>> lane_out;

@@ -80,7 +80,7 @@ void check_scan(bool wrap, std::uint64_t seed) {
         std::vector<std::uint8_t> seen(n, 0);
         a.seen = seen.data();
         PreyScanResult<Real> got;
-        select_prey_scan<Real>(D, wrap)(a, ranges.data(), ranges.size(), got);
+        select_prey_scan<Real>(dispatched_isa(), D, wrap)(a, ranges.data(), ranges.size(), got);
         REQUIRE(got.prey == want.prey);
         for (int c = 0; c < D; ++c) {
           CHECK(got.sum[c] == want.sum[c]);  // the slot-order double sum's bits
@@ -157,7 +157,7 @@ void check_scan_near(std::uint64_t seed) {
         std::vector<std::uint8_t> seen(n, 0);
         a.seen = seen.data();
         PreyScanResult<Real> got;
-        select_prey_scan<Real>(D, true)(a, ranges.data(), ranges.size(), got);
+        select_prey_scan<Real>(dispatched_isa(), D, true)(a, ranges.data(), ranges.size(), got);
         REQUIRE(got.prey == want.prey);
         for (int c = 0; c < D; ++c) {
           CHECK(got.sum[c] == want.sum[c]);

@@ -159,8 +159,8 @@ TEST_CASE("prey views: float worlds have the sweep on every instruction set",
     INFO(isa_name(isa));
     for (int dims : {2, 3}) {
       for (bool wrap : {true, false}) {
-        CHECK(select_prey_sweep<float>(dims, wrap) != nullptr);
-        CHECK(select_prey_sweep<double>(dims, wrap) == nullptr);
+        CHECK(select_prey_sweep<float>(dispatched_isa(), dims, wrap) != nullptr);
+        CHECK(select_prey_sweep<double>(dispatched_isa(), dims, wrap) == nullptr);
       }
     }
   }
