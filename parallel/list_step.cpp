@@ -17,6 +17,7 @@ namespace {
 std::atomic<std::uint64_t> own_grid_steps{0}, own_grid_fallbacks{0};
 std::atomic<std::uint64_t> lane_boids{0}, lane_unsettled{0};
 std::atomic<std::uint64_t> lane_groups[3] = {0, 0, 0};
+std::atomic<std::uint64_t> row_slides{0};
 
 using list_detail::GatherBuffers;
 using list_detail::RowCopy;
@@ -140,6 +141,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
     std::vector<nlist::Neighbour<Real>> list;
     CandidateRun<Real> runs[kMaxRuns];
     RowCopy<Real> rc;
+    rc.slide = true;  // consecutive rows reuse the copy (parallel/list_row_copy.hpp)
     SumStaging<Real> stage;
     std::vector<std::int32_t> lane_n, lane_wrap;
     std::vector<std::uint32_t> lane_q;
@@ -289,6 +291,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
     lane_boids.fetch_add(n_lane, std::memory_order_relaxed);
     lane_unsettled.fetch_add(n_unsettled, std::memory_order_relaxed);
     for (int t = 0; t < 3; ++t) lane_groups[t].fetch_add(n_groups[t], std::memory_order_relaxed);
+    row_slides.fetch_add(rc.slid, std::memory_order_relaxed);
   });
 }
 
@@ -298,6 +301,7 @@ std::uint64_t list_own_grid_steps() noexcept { return own_grid_steps.load(); }
 std::uint64_t list_own_grid_fallbacks() noexcept { return own_grid_fallbacks.load(); }
 std::uint64_t list_lane_boids() noexcept { return lane_boids.load(); }
 std::uint64_t list_lane_unsettled() noexcept { return lane_unsettled.load(); }
+std::uint64_t list_row_copy_slides() noexcept { return row_slides.load(); }
 std::uint64_t list_lane_groups(int boids) noexcept {
   return lane_groups[boids == 4 ? 0 : boids == 2 ? 1 : 2].load();
 }
