@@ -152,7 +152,9 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
       const std::uint32_t row_first = g.cell_start[c0];
       const std::uint32_t row_last = g.cell_start[c0 + std::uint32_t(g.n[0])];
       if (row_first == row_last) continue;
-      if (topo) sums.resize(row_last - row_first);
+      // (Grown only: every boid's sums are written below, so a shorter row after a longer one
+      // needs no value-initialised elements.)
+      if (topo && sums.size() < row_last - row_first) sums.resize(row_last - row_first);
       bool staged = false, any_direct = false;
       if (lane_fn && !lane_finish) direct.assign(row_last - row_first, 0);
       if (lane_finish) {
@@ -222,7 +224,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
           lc.wrap_axis[0] = !seam || x_seam;
           lc.wrap_axis[1] = !seam || y_seam;
           lc.wrap_axis[2] = !seam || z_seam;
-          lane_out.resize(lc.count);
+          if (lane_out.size() < lc.count) lane_out.resize(lc.count);
           const std::uint32_t bad =
               (seam ? lane_wrap_fn : lane_fn)(gin, lc, m.list.topo_k, kp_seen, lane_out.data());
           n_lane += lc.count - bad;
@@ -277,7 +279,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
         if (!any_direct) {
           sum_fn(stage.view(), row_last - row_first, m.kind[0], sums.data());
         } else {  // the staged boids only: the lane kernel's sums stay
-          lane_out.resize(row_last - row_first);
+          if (lane_out.size() < row_last - row_first) lane_out.resize(row_last - row_first);
           sum_fn(stage.view(), row_last - row_first, m.kind[0], lane_out.data());
           for (std::uint32_t t = 0; t < row_last - row_first; ++t)
             if (!is_direct(t)) sums[t] = lane_out[t];
