@@ -17,6 +17,7 @@ namespace {
 std::atomic<std::uint64_t> own_grid_steps{0}, own_grid_fallbacks{0};
 std::atomic<std::uint64_t> lane_boids{0}, lane_unsettled{0};
 std::atomic<std::uint64_t> lane_groups[3] = {0, 0, 0};
+std::atomic<std::uint64_t> row_slides{0};
 
 using list_detail::GatherBuffers;
 using list_detail::RowCopy;
@@ -140,19 +141,22 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
     std::vector<nlist::Neighbour<Real>> list;
     CandidateRun<Real> runs[kMaxRuns];
     RowCopy<Real> rc;
+    rc.slide = true;  // consecutive rows reuse the copy (parallel/list_row_copy.hpp)
     SumStaging<Real> stage;
     std::vector<std::int32_t> lane_n, lane_wrap;
     std::vector<std::uint32_t> lane_q;
     list_detail::LaneStage lst;
-    list_detail::LaneCell<Real> lrow;  // the row copy, for lane_finish
+    list_detail::LaneCell<Real> lrow;  // the lane kernel's cell (the row copy, for lane_finish)
     for (std::size_t row = b; row < e; ++row) {
       const std::uint32_t c0 = std::uint32_t(row) * std::uint32_t(g.n[0]);
       const std::uint32_t row_first = g.cell_start[c0];
       const std::uint32_t row_last = g.cell_start[c0 + std::uint32_t(g.n[0])];
       if (row_first == row_last) continue;
-      if (topo) sums.resize(row_last - row_first);
+      // (Grown only: every boid's sums are written below, so a shorter row after a longer one
+      // needs no value-initialised elements.)
+      if (topo && sums.size() < row_last - row_first) sums.resize(row_last - row_first);
       bool staged = false, any_direct = false;
-      if (lane_fn) direct.assign(row_last - row_first, 0);
+      if (lane_fn && !lane_finish) direct.assign(row_last - row_first, 0);
       if (lane_finish) {
         lst.stride = (std::size_t(row_last - row_first) + 7) / 8 * 8 + 8;
         lane_n.assign(lst.stride, -1);
@@ -165,6 +169,17 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
       }
       const bool copied = rc.build(g, wrap_copy ? WrapMode::min_image : mode, std::uint32_t(row), D,
                                    lane_fn ? in.id.data() : nullptr, std::uint32_t(in.id.size()));
+      if (lane_fn) {  // the lane kernel's row fields
+        for (int c = 0; c < D; ++c) lrow.cp[c] = rc.p.data() + std::size_t(c) * rc.stride;
+        lrow.cslot = rc.slot.data();
+        lrow.id = rc.id.data();
+        lrow.groups = n_groups;
+        if (lane_finish) lrow.stage = &lst;
+      }
+      // Boid rb's sums came from the lane kernel.
+      auto is_direct = [&](std::uint32_t rb) {
+        return lane_finish ? lane_n[rb] >= 0 : direct[rb] != 0;
+      };
       bool row_seam = false, y_seam = false, z_seam = false;
       if (wrap_copy) {
         const int y = int(row % std::size_t(g.n[1])), z = int(row / std::size_t(g.n[1]));
@@ -196,35 +211,30 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
         const bool x_seam = x < rc.rx || x >= g.n[0] - rc.rx;
         const bool seam = wrap_copy && (row_seam || x_seam);
         if (lane_fn && src.slot && total <= list_detail::kLaneMaxRange) {
-          list_detail::LaneCell<Real> lc;
-          for (int c = 0; c < D; ++c) lc.cp[c] = src.p[c];
-          lc.cslot = rc.slot.data();
-          lc.id = rc.id.data();
+          // (lrow: the row's fields, set once; a copy of the whole cell per cell cost a
+          // store-forwarding stall.)
+          list_detail::LaneCell<Real>& lc = lrow;
           lc.begin = runs[0].begin;
           lc.end = runs[0].end;
           lc.self0 = rc.own_at[std::size_t(x + rc.rx)];
           lc.first = first;
           lc.count = last - first;
-          lc.groups = n_groups;
-          if (lane_finish) {
-            lc.stage = &lst;
-            lc.row_off = first - row_first;
-            lrow = lc;
-          }
-          if (seam) {  // a shift grid: only the axes whose seam the stencil crosses
-            lc.wrap_axis[0] = x_seam;
-            lc.wrap_axis[1] = y_seam;
-            lc.wrap_axis[2] = z_seam;
-          }
-          lane_out.resize(lc.count);
+          lc.row_off = first - row_first;
+          // A shift grid's seam cell: only the axes whose seam the stencil crosses.
+          lc.wrap_axis[0] = !seam || x_seam;
+          lc.wrap_axis[1] = !seam || y_seam;
+          lc.wrap_axis[2] = !seam || z_seam;
+          if (lane_out.size() < lc.count) lane_out.resize(lc.count);
           const std::uint32_t bad =
               (seam ? lane_wrap_fn : lane_fn)(gin, lc, m.list.topo_k, kp_seen, lane_out.data());
           n_lane += lc.count - bad;
           n_unsettled += bad;
-          for (std::uint32_t t = 0; t < lc.count; ++t) {
-            if (lane_out[t].k < 0) continue;
-            if (!lane_finish) sums[first + t - row_first] = lane_out[t];
-            direct[first + t - row_first] = 1;
+          if (!lane_finish) {  // (with lane_finish, lane_n[rb] >= 0 marks the kernel's boids)
+            for (std::uint32_t t = 0; t < lc.count; ++t) {
+              if (lane_out[t].k < 0) continue;
+              sums[first + t - row_first] = lane_out[t];
+              direct[first + t - row_first] = 1;
+            }
           }
           any_direct = true;
           if (bad == 0) continue;
@@ -235,7 +245,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
           ids.resize(total);
         }
         for (std::uint32_t i = first; i < last; ++i) {
-          if (any_direct && direct[i - row_first]) continue;
+          if (any_direct && is_direct(i - row_first)) continue;
           src.self = src.slot ? rc.own_at[std::size_t(x + rc.rx)] + (i - first) : i;
           const int n = (seam ? wrap_gather : gather)(gin, i, src, runs, nr, prune_k, go);
           if (topo) {
@@ -269,10 +279,10 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
         if (!any_direct) {
           sum_fn(stage.view(), row_last - row_first, m.kind[0], sums.data());
         } else {  // the staged boids only: the lane kernel's sums stay
-          lane_out.resize(row_last - row_first);
+          if (lane_out.size() < row_last - row_first) lane_out.resize(row_last - row_first);
           sum_fn(stage.view(), row_last - row_first, m.kind[0], lane_out.data());
           for (std::uint32_t t = 0; t < row_last - row_first; ++t)
-            if (!direct[t]) sums[t] = lane_out[t];
+            if (!is_direct(t)) sums[t] = lane_out[t];
         }
       }
       if (fin) {
@@ -289,6 +299,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
     lane_boids.fetch_add(n_lane, std::memory_order_relaxed);
     lane_unsettled.fetch_add(n_unsettled, std::memory_order_relaxed);
     for (int t = 0; t < 3; ++t) lane_groups[t].fetch_add(n_groups[t], std::memory_order_relaxed);
+    row_slides.fetch_add(rc.slid, std::memory_order_relaxed);
   });
 }
 
@@ -298,6 +309,7 @@ std::uint64_t list_own_grid_steps() noexcept { return own_grid_steps.load(); }
 std::uint64_t list_own_grid_fallbacks() noexcept { return own_grid_fallbacks.load(); }
 std::uint64_t list_lane_boids() noexcept { return lane_boids.load(); }
 std::uint64_t list_lane_unsettled() noexcept { return lane_unsettled.load(); }
+std::uint64_t list_row_copy_slides() noexcept { return row_slides.load(); }
 std::uint64_t list_lane_groups(int boids) noexcept {
   return lane_groups[boids == 4 ? 0 : boids == 2 ? 1 : 2].load();
 }

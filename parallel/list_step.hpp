@@ -42,6 +42,10 @@ std::uint64_t list_lane_unsettled() noexcept;
 /// started: for the tests.
 std::uint64_t list_lane_groups(int boids) noexcept;
 
+/// x-rows of the row pass whose stencil copy reused the previous row's (RowCopy::slide,
+/// parallel/list_row_copy.hpp), since the program started: for the tests.
+std::uint64_t list_row_copy_slides() noexcept;
+
 extern template void list_step<float>(const ModelParams<float>&, const StepContext<float>&,
                                       const GridView<float>&, const BoidStore<float>&,
                                       BoidStore<float>&, Executor&);

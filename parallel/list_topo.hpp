@@ -14,6 +14,7 @@
 #include "core/neighbour_list.hpp"
 #include "core/store.hpp"
 #include "parallel/list_gather.hpp"
+#include "parallel/list_row_copy.hpp"
 
 namespace boids::list_detail {
 
@@ -37,115 +38,6 @@ struct GatherBuffers {
     o.slot = slot.data();
     return o;
   }
-};
-
-// An x-row's stencil copied column by column, as the metric rule's row kernels do
-// (core/kernels_impl.hpp): positions and slots of the stencil rows' cells, x ascending, within
-// a column the stencil rows z, then y ascending. The candidates of cell x are then the one
-// contiguous range of columns [x - reach, x + reach]: a few full SIMD batches instead of one
-// short batch per run. With WrapMode::shift the cells whose stencil crosses a seam keep the
-// runs (their image shifts); so does a row whose stencil rows cross one.
-template <class Real>
-struct RowCopy {
-  std::vector<Real> p;
-  std::vector<std::uint32_t> slot, col_start, own_at;
-  std::vector<std::uint32_t> id;  // each element's id, when build() is given the ids
-  std::size_t stride = 0;
-  int rx = 0;
-  bool clip_x = false;  // shift grid: only cells x in [rx, n0 - rx) are contiguous
-
-  // False when the row must use the runs.
-  bool build(const GridView<Real>& g, WrapMode mode, std::uint32_t row, int dims,
-             const std::uint32_t* ids = nullptr, std::uint32_t id_end = 0) {
-    const int n0 = g.n[0], n1 = g.n[1], n2 = g.n[2];
-    const int y = int(row % std::uint32_t(n1)), z = int(row / std::uint32_t(n1));
-    const bool wrap = g.wrap != WrapMode::none;
-    const bool shift = mode == WrapMode::shift;
-    rx = g.reach[0];
-    clip_x = shift;
-    std::uint32_t base[(2 * 2 + 1) * (2 * 2 + 1)];
-    bool own[(2 * 2 + 1) * (2 * 2 + 1)];
-    int nr = 0;
-    for (int dz = -g.reach[2]; dz <= g.reach[2]; ++dz) {
-      int zz = z + dz;
-      if (zz < 0 || zz >= n2) {
-        if (!wrap) continue;
-        if (shift) return false;
-        zz = zz < 0 ? zz + n2 : zz - n2;
-      }
-      for (int dy = -g.reach[1]; dy <= g.reach[1]; ++dy) {
-        int yy = y + dy;
-        if (yy < 0 || yy >= n1) {
-          if (!wrap) continue;
-          if (shift) return false;
-          yy = yy < 0 ? yy + n1 : yy - n1;
-        }
-        own[nr] = dy == 0 && dz == 0;
-        base[nr++] = std::uint32_t(n0) * std::uint32_t(yy + n1 * zz);
-      }
-    }
-    const int ncol = n0 + 2 * rx;
-    auto column = [&](int cx) {  // the grid column, or -1 for none
-      int x = cx - rx;
-      if (x < 0 || x >= n0) {
-        if (!wrap || shift) return -1;
-        x = x < 0 ? x + n0 : x - n0;
-      }
-      return x;
-    };
-    std::size_t total = 0;
-    for (int cx = 0; cx < ncol; ++cx) {
-      const int x = column(cx);
-      if (x < 0) continue;
-      for (int r = 0; r < nr; ++r)
-        total +=
-            g.cell_start[base[r] + std::uint32_t(x) + 1] - g.cell_start[base[r] + std::uint32_t(x)];
-    }
-    const std::size_t need = total + list_detail::kGatherSlack;
-    if (need > stride) {
-      stride = std::max(need, stride + stride / 2);
-      p.resize(std::size_t(dims) * stride);
-      slot.resize(stride);
-    }
-    if (ids && id.size() < stride) id.resize(stride);  // ids[0 .. id_end): the store's ids
-    col_start.resize(std::size_t(ncol) + 1);
-    own_at.resize(std::size_t(ncol));
-    Real* pc[3] = {nullptr, nullptr, nullptr};
-    for (int c = 0; c < dims; ++c) pc[c] = p.data() + std::size_t(c) * stride;
-    std::uint32_t* sl = slot.data();
-    std::uint32_t k = 0;
-    for (int cx = 0; cx < ncol; ++cx) {
-      col_start[std::size_t(cx)] = k;
-      own_at[std::size_t(cx)] = k;
-      const int x = column(cx);
-      if (x < 0) continue;
-      for (int r = 0; r < nr; ++r) {
-        const std::uint32_t b = g.cell_start[base[r] + std::uint32_t(x)];
-        const std::uint32_t len = g.cell_start[base[r] + std::uint32_t(x) + 1] - b;
-        if (own[r]) own_at[std::size_t(cx)] = k;
-        // Whole blocks of 8, components, slots and ids together: a cell's segment (about 4
-        // boids) is one pass of a loop that rarely runs twice, so its branch is predictable.
-        // Up to 7 slots past the segment are read (the store's padding) and written (the next
-        // segment's start, or the slack).
-        for (std::uint32_t j = 0; j < len; j += 8) {
-          for (int c = 0; c < dims; ++c)
-            std::memcpy(pc[c] + k + j, g.p[c] + b + j, 8 * sizeof(Real));
-          for (std::uint32_t t = 0; t < 8; ++t) sl[k + j + t] = b + j + t;
-          if (!ids) continue;
-          if (b + j + 8 <= id_end) {  // the id column has no padding past its last slot
-            std::memcpy(id.data() + k + j, ids + b + j, 8 * sizeof(std::uint32_t));
-          } else {
-            for (std::uint32_t t = 0; t < id_end - (b + j); ++t) id[k + j + t] = ids[b + j + t];
-          }
-        }
-        k += len;
-      }
-    }
-    col_start[std::size_t(ncol)] = k;
-    return true;
-  }
-
-  bool contiguous(int x, int n0) const { return !clip_x || (x >= rx && x + rx < n0); }
 };
 
 // Topological neighbours, steps 2-3 of core/neighbour_list.hpp on the gathered arrays: the k

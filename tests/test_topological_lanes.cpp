@@ -70,12 +70,17 @@ TEST_CASE("topological: the lane kernel settles boids, naive = grid bit for bit"
       for (int threads : {1, 2}) {
         INFO("isa " << int(isa) << " threads " << threads);
         const std::uint64_t before = boids::list_lane_boids();
+        const std::uint64_t slides = boids::list_row_copy_slides();
         std::uint64_t groups[3];
         for (int g = 0; g < 3; ++g) groups[g] = boids::list_lane_groups(4 >> g);
         CHECK(hash(boids::EngineKind::grid, threads) == naive);
         // The kernel runs on every instruction set: one boid per lane of at most 4 (double on
         // AVX-512 on AVX2's packs), and for float on AVX2 and AVX-512 in groups of 4, 2 and 1
         // boids (parallel/list_lanes_multi_impl.hpp).
+        // Rows right after one another reuse the previous row's copy (RowCopy::slide) on every
+        // instruction set (on 2 threads a task may hold one row only; the box of 10 has too
+        // few cells a side).
+        if (threads == 1 && cs.size > 10) CHECK(boids::list_row_copy_slides() > slides);
         if (cs.k <= 15)  // the kernel ran: `steps` steps of about every boid
           CHECK(boids::list_lane_boids() - before > std::uint64_t(steps - 1) * cs.count);
         else
