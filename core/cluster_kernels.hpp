@@ -78,9 +78,10 @@ namespace boids {
 
 /// Boids per group: the unit of pruning and of the lane layout.
 inline constexpr int kGroup = 4;
-/// Virtual lanes of one tile: two i-boids (a pair of the i-group) x the kGroup slots of a
-/// j-group.
-inline constexpr int kTile = 2 * kGroup;
+/// Virtual lanes of one tile: two halves (list entries 2t and 2t + 1 of an i-pair's list) x
+/// two i-boids (the pair) x the kGroup slots of a j-group; lane 8k + 4e + l.
+inline constexpr int kHalf = 2 * kGroup;
+inline constexpr int kTile = 2 * kHalf;
 
 /// The cluster kernel for x-row `row` of g: the same contract as RowKernel (sums of every boid
 /// of the row into out, in slot order). `g` must be in cluster order (sub-cell sorted within
