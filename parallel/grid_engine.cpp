@@ -117,7 +117,6 @@ class GridEngine final : public EngineT<Real> {
     cl.build(settings(), s_, in, *ex_);
     PairCounts pc;
     if (cluster_path()) {
-      ClusterOrder<Real>::apply(cl, in, *ex_);
       pc = cluster_count_pairs(cl.view(in, m_), *ex_);
     } else {
       pc = row_count_pairs(cl, in);
@@ -172,7 +171,6 @@ class GridEngine final : public EngineT<Real> {
   void build_cells() {
     ranks_valid_ = false;  // in_.id is rewritten
     cells_.build(settings(), s_, in_, *ex_);
-    if (cluster_path()) ClusterOrder<Real>::apply(cells_, in_, *ex_);
   }
 
   // grid_shared_cells(): the next step's cell list, built now if need be.
@@ -269,6 +267,7 @@ class GridEngine final : public EngineT<Real> {
     gs.size = def_.size;
     gs.radius = double(m_.kind[0].radius);
     gs.cells_per_radius = def_.cells_per_radius;
+    gs.subcell_order = cluster_path();
     return gs;
   }
 
