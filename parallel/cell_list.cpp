@@ -144,8 +144,8 @@ struct BucketOf {
     for (int c = 0; c < D; ++c) {
       const double f = (double(p[c][i]) - lo[c]) * inv[c];
       const double fl = std::floor(f);
-      int s = int((f - fl) * 4.0);
-      s = s < 0 ? 0 : s > 3 ? 3 : s;
+      const double q = (f - fl) * 4.0;  // [0, 4) (NaN for a non-finite position: 0)
+      const int s = q >= 2 ? (q >= 3 ? 3 : 2) : (q >= 1 ? 1 : 0);
       key |= unsigned(s & 1) << c;
       key |= unsigned(s >> 1) << (D + c);
     }
