@@ -143,7 +143,9 @@ struct BucketOf {
     unsigned key = 0;
     for (int c = 0; c < D; ++c) {
       const double f = (double(p[c][i]) - lo[c]) * inv[c];
-      const double fl = std::floor(f);
+      // floor(f): the truncation inside the grid (f >= 0: every boid of a wrapped world), the
+      // floor emulation of the baseline instruction set only outside.
+      const double fl = f >= 0 && f < double(n[c]) ? double(std::int64_t(f)) : std::floor(f);
       const double q = (f - fl) * 4.0;  // [0, 4) (NaN for a non-finite position: 0)
       const int s = q >= 2 ? (q >= 3 ? 3 : 2) : (q >= 1 ? 1 : 0);
       key |= unsigned(s & 1) << c;
