@@ -247,15 +247,16 @@ struct ClusterKernel {
       }
     } else {
       constexpr int UH = kHalf / W;  // registers per half
-      for (std::uint32_t k = 0; k < 2; ++k)
-        for (std::uint32_t t = k; t < nk; t += 2) {
+      // Half K as a constant, so its accumulators' indices are too (registers, not memory).
+      auto half = [&]<int K>() {
+        for (std::uint32_t t = K; t < nk; t += 2) {
           const Real* q = base + std::size_t(keep[t]) * GS;
           const bool own = t == own_at;
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC unroll 8
 #endif
           for (int uh = 0; uh < UH; ++uh) {
-            const int u = int(k) * UH + uh;
+            const int u = K * UH + uh;
             auto jl = [&](int o) { return jlanes(q + o, uh); };
             if (own)
               tl.template operator()<Full, true>(jl, u, self[u], a);
@@ -263,6 +264,9 @@ struct ClusterKernel {
               tl.template operator()<Full, false>(jl, u, self[u], a);
           }
         }
+      };
+      half.template operator()<0>();
+      half.template operator()<1>();
     }
     acc = a;
   }
