@@ -4,9 +4,10 @@
 // ---------------------------------------------------------
 // Layout. The grid engine's cell list (cell edge r) sorts the cluster engine's boids by cell,
 // then a 4x4(x4) Morton sub-cell order, then id (GridSettings::subcell_order, in the scatter
-// itself: parallel/cell_list.cpp): a pure function of the state. Within every cell the boids are cut into GROUPS of kGroup = 4
-// consecutive boids (the last one of a cell partial). A group is the unit of pruning: it has a
-// bounding box, and a group either enters a boid's candidate stream whole or not at all.
+// itself: parallel/cell_list.cpp): a pure function of the state. Within every cell the boids are
+// cut into GROUPS of kGroup = 4 consecutive boids (the last one of a cell partial). A group is the
+// unit of pruning: it has a bounding box, and a group either enters a boid's candidate stream whole
+// or not at all.
 //
 //   cell (edge r, ~7 boids at the default 3D density)
 //   +-----------+        sub-cell Morton order, then id:   [g0: 4 boids][g1: 3 boids + pad]
@@ -18,8 +19,8 @@
 // stencil rows are copied once, column by column, into a row buffer of groups (image shift
 // added, 4-wide copies that also give each group's box). The candidate groups of cell x are
 // then the contiguous group range of columns x - reach .. x + reach. The engine runs the rows
-// in blocks of 8 y-rows, z by z (GridEngine::blocked_row), so the stencil rows a row copies
-// are still in the L2 cache from the rows before it.
+// in blocks of 8 y-rows, z by z (cluster_sweep_row, parallel/cluster_grid.hpp), so the
+// stencil rows a row copies are still in the L2 cache from the rows before it.
 //
 // Per i-group (the boid's own group, an nbnxm "i-cluster"), cut into two i-PAIRS (slots 0-1
 // and 2-3; a padding boid sits at +inf):
@@ -41,8 +42,9 @@
 //      eight) and run the even entries, then the odd ones: every lane sees the same terms in
 //      the same order, and a half's accumulators fit AVX2's 16 registers. (nbnxm's 4x4 tile,
 //      all four boids of the i-group against one j-group, would need one list per i-group,
-//      about 20 % useful; two entries of a pair's list keep the pair's pruning, 31 %.) The kept set and its order depend on the state only, and there is no
-//      FMA (-ffp-contract=off), so every ISA and thread count gives the same bits.
+//      about 20 % useful; two entries of a pair's list keep the pair's pruning, 31 %.) The kept set
+//      and its order depend on the state only, and there is no FMA (-ffp-contract=off), so every
+//      ISA and thread count gives the same bits.
 //   3. the pair arithmetic is accumulate_pair's: |d|^2 < r^2, view cone
 //      dot >= (sqrt(d2) * |v_i|) * cos(theta/2) (a boid at rest passes it lane by lane, as
 //      accumulate_pair skips it), self masked by slot in the own group, separation -d/|d|^2

@@ -271,29 +271,6 @@ class GridEngine final : public EngineT<Real> {
     return gs;
   }
 
-  // The x-row visited at place `at` of a sweep in blocks of kRowBlock y-rows: z by z through a
-  // block, then the next block. A row's stencil reads the rows y - 1 .. y + 1 of the planes
-  // z - 1 .. z + 1; in plain order (y fastest) a plane's rows are a whole plane (~20 MB at 1M
-  // boids) away from their last use and come from memory again, in blocks the (kRowBlock + 2)
-  // x 3 rows in use (~0.3 MB at the default density) stay in the L2 cache from z to z + 1.
-  // Each row's sums do not depend on when it runs, so any order gives the same bits.
-  static constexpr std::size_t kRowBlock = 8;
-  static std::size_t blocked_row(std::size_t at, int n1, int n2) {
-    const std::size_t ny = std::size_t(n1), nz = std::size_t(n2);
-    const std::size_t full = ny / kRowBlock * kRowBlock;  // y-rows in whole blocks
-    std::size_t y, z;
-    if (at < full * nz) {
-      const std::size_t yb = at / (kRowBlock * nz), r = at % (kRowBlock * nz);
-      z = r / kRowBlock;
-      y = yb * kRowBlock + r % kRowBlock;
-    } else {
-      const std::size_t r = at - full * nz, rest = ny - full;
-      z = r / rest;
-      y = full + r % rest;
-    }
-    return y + ny * z;
-  }
-
   // Runs the row kernel over every non-empty x-row of g in parallel (one task per row: the
   // kernel copies each cell of the stencil rows once per row), then done(row, first slot,
   // end slot, the row's sums) on the same thread.
@@ -304,7 +281,7 @@ class GridEngine final : public EngineT<Real> {
     ex_->parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
       const auto slot = row_scratch_.take();  // kept across steps (parallel/row_scratch.hpp)
       for (std::size_t at = b; at < e; ++at) {
-        const std::size_t row = blocked ? blocked_row(at, g.n[1], g.n[2]) : at;
+        const std::size_t row = blocked ? cluster_sweep_row(at, g.n[1], g.n[2]) : at;
         const std::uint32_t first = g.row_start(row), last = g.row_start(row + 1);
         if (first == last) continue;
         if (slot->sums.size() < last - first) slot->sums.resize(last - first);

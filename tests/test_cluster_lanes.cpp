@@ -17,6 +17,7 @@
 #include "core/kernels.hpp"
 #include "core/model.hpp"
 #include "parallel/cell_list.hpp"
+#include "parallel/cluster_grid.hpp"
 #include "parallel/threading.hpp"
 #include "test_support.hpp"
 
@@ -175,4 +176,23 @@ TEST_CASE("cluster kernels: 16-lane tiles give the contract's sums exactly on ev
     check_cluster_lanes<float, 3>(view, 3);
     check_cluster_lanes<double, 3>(view, 4);
   }
+}
+
+TEST_CASE("cluster sweep: the blocked row order visits every x-row once", "[cluster]") {
+  for (int n1 : {1, 3, 8, 13, 16, 51})
+    for (int n2 : {1, 2, 7, 51}) {
+      const std::size_t rows = std::size_t(n1) * std::size_t(n2);
+      std::vector<int> seen(rows, 0);
+      for (std::size_t at = 0; at < rows; ++at) {
+        const std::size_t r = cluster_sweep_row(at, n1, n2);
+        REQUIRE(r < rows);
+        ++seen[r];
+      }
+      INFO(n1 << " x " << n2);
+      CHECK(std::count(seen.begin(), seen.end(), 1) == std::ptrdiff_t(rows));
+      // Blocks of kSweepBlock y-rows, z by z: the second row visited is y = 1 of plane 0.
+      if (n1 >= int(kSweepBlock) && n2 > 1) CHECK(cluster_sweep_row(1, n1, n2) == 1);
+      if (n1 >= int(kSweepBlock) && n2 > 1)
+        CHECK(cluster_sweep_row(kSweepBlock, n1, n2) == std::size_t(n1));
+    }
 }
