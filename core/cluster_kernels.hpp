@@ -2,11 +2,12 @@
 //
 // Design (issue 13; built so issues 14 and 15 plug into it)
 // ---------------------------------------------------------
-// Layout. The grid engine's cell list (cell edge r, canonical order cell then id) is refined
-// by parallel/cluster_grid.cpp into cell, then a 4x4(x4) Morton sub-cell order, then id: a pure
-// function of the state. Within every cell the boids are cut into GROUPS of kGroup = 4
-// consecutive boids (the last one of a cell partial). A group is the unit of pruning: it has a
-// bounding box, and a group either enters a boid's candidate stream whole or not at all.
+// Layout. The grid engine's cell list (cell edge r) sorts the cluster engine's boids by cell,
+// then a 4x4(x4) Morton sub-cell order, then id (GridSettings::subcell_order, in the scatter
+// itself: parallel/cell_list.cpp): a pure function of the state. Within every cell the boids are
+// cut into GROUPS of kGroup = 4 consecutive boids (the last one of a cell partial). A group is the
+// unit of pruning: it has a bounding box, and a group either enters a boid's candidate stream whole
+// or not at all.
 //
 //   cell (edge r, ~7 boids at the default 3D density)
 //   +-----------+        sub-cell Morton order, then id:   [g0: 4 boids][g1: 3 boids + pad]
@@ -17,7 +18,9 @@
 // Sweep. Like the row kernel (core/kernels.hpp), a call handles one x-row of cells: the
 // stencil rows are copied once, column by column, into a row buffer of groups (image shift
 // added, 4-wide copies that also give each group's box). The candidate groups of cell x are
-// then the contiguous group range of columns x - reach .. x + reach.
+// then the contiguous group range of columns x - reach .. x + reach. The engine runs the rows
+// in blocks of 8 y-rows, z by z (cluster_sweep_row, parallel/cluster_grid.hpp), so the
+// stencil rows a row copies are still in the L2 cache from the rows before it.
 //
 // Per i-group (the boid's own group, an nbnxm "i-cluster"), cut into two i-PAIRS (slots 0-1
 // and 2-3; a padding boid sits at +inf):
@@ -28,15 +31,19 @@
 //      gap <= pair distance per axis, by the monotonicity of correct rounding), so no
 //      neighbour is lost. The pair's own group is always kept. In min-image mode (an axis
 //      collapsed to one cell) every group is kept.
-//   2. tiles (nbnxm's 2xMM layout): the pair against one kept j-group is one TILE of kTile = 8
-//      VIRTUAL LANES, lane 4e + l = i-boid e of the pair with slot l of the group. Each lane
-//      sums over the pair's kept groups in order; boid e's four lanes are combined by the
-//      fixed tree (l0 + l1) + (l2 + l3). A W-wide ISA holds a tile in 8 / W registers: AVX2
-//      float one register (the j-group's 4 values broadcast into both halves by one load, the
-//      pair's positions splatted per half), SSE float and AVX2 double two (one per boid),
-//      SSE double four, the scalar path eight one-lane registers; AVX-512 runs float tiles in
-//      its 8-wide AVX2 registers and double tiles in one 512-bit register. The kept set and
-//      its order depend on the state only, and there is no FMA (-ffp-contract=off), so every
+//   2. tiles: the pair against two consecutive entries 2t, 2t + 1 of its list is one TILE of
+//      kTile = 16 VIRTUAL LANES, lane 8k + 4e + l = i-boid e of the pair with slot l of entry
+//      2t + k (nbnxm's 2xMM layout, twice). Lane 8k + 4e + l sums over the entries of parity k
+//      in order; boid e's lanes are combined by the fixed tree x_l = lane 4e + l + lane
+//      8 + 4e + l, then (x_0 + x_1) + (x_2 + x_3). AVX-512 float holds a tile in one register
+//      (each entry's 4 values broadcast into its half by one masked 128-bit broadcast; an odd
+//      last entry masks half 1 out); narrower packs hold one half in 8 / W registers (AVX2
+//      float and AVX-512 double one, SSE float and AVX2 double two, SSE double four, scalar
+//      eight) and run the even entries, then the odd ones: every lane sees the same terms in
+//      the same order, and a half's accumulators fit AVX2's 16 registers. (nbnxm's 4x4 tile,
+//      all four boids of the i-group against one j-group, would need one list per i-group,
+//      about 20 % useful; two entries of a pair's list keep the pair's pruning, 31 %.) The kept set
+//      and its order depend on the state only, and there is no FMA (-ffp-contract=off), so every
 //      ISA and thread count gives the same bits.
 //   3. the pair arithmetic is accumulate_pair's: |d|^2 < r^2, view cone
 //      dot >= (sqrt(d2) * |v_i|) * cos(theta/2) (a boid at rest passes it lane by lane, as
@@ -78,9 +85,10 @@ namespace boids {
 
 /// Boids per group: the unit of pruning and of the lane layout.
 inline constexpr int kGroup = 4;
-/// Virtual lanes of one tile: two i-boids (a pair of the i-group) x the kGroup slots of a
-/// j-group.
-inline constexpr int kTile = 2 * kGroup;
+/// Virtual lanes of one tile: two halves (list entries 2t and 2t + 1 of an i-pair's list) x
+/// two i-boids (the pair) x the kGroup slots of a j-group; lane 8k + 4e + l.
+inline constexpr int kHalf = 2 * kGroup;
+inline constexpr int kTile = 2 * kHalf;
 
 /// The cluster kernel for x-row `row` of g: the same contract as RowKernel (sums of every boid
 /// of the row into out, in slot order). `g` must be in cluster order (sub-cell sorted within

@@ -5,8 +5,8 @@
 namespace boids {
 
 void cluster_table_avx512(ClusterTable<float>& f, ClusterTable<double>& d) {
-  // A tile has 8 lanes: float runs on the 8-wide (AVX2) pack, double on the 8-wide AVX-512 one.
-  cluster_detail::fill_table<cluster_detail::ClusterPacks<xsimd::avx2>::Pack, float>(f);
+  // A tile has 16 lanes: one float register, two double ones.
+  cluster_detail::fill_table<cluster_detail::ClusterPacks<xsimd::avx512f>::Pack, float>(f);
   cluster_detail::fill_table<cluster_detail::ClusterPacks<xsimd::avx512f>::Pack, double>(d);
 }
 

@@ -1,11 +1,12 @@
 // The cluster-pair kernel (core/cluster_kernels.hpp has the design), written once over a pack
 // and compiled per instruction set by cluster_kernels_<isa>.cpp. Only those files include it.
 //
-// A pack here (W = 1, 2, 4 or 8 lanes) provides, beyond load/splat/masked add of the row
+// A pack here (W = 1, 2, 4, 8 or 16 lanes) provides, beyond load/splat/masked add of the row
 // kernel's pack (kernels_impl.hpp): max, bits (the mask as an integer, lane l = bit l), K /
 // kzero / count_if / kstore (integer count lanes), copy_group (copy_group_scalar's values),
-// for W = 8 load_quad2 (4 values into both halves), and optionally tile_tree (the lane tree of
-// StandardRule::finish in registers).
+// for W = 8 load_quad2 (4 values into both quarters), for W = 16 load_quad4 (two groups' 4
+// values, each in one half) and splat2, and optionally tile_tree (the lane tree of
+// StandardRule::finish, core/cluster_rule.hpp, in registers).
 #pragma once
 
 #include <algorithm>
@@ -14,96 +15,11 @@
 #include <limits>
 
 #include "core/cluster_kernels.hpp"
+#include "core/cluster_rule.hpp"
 
 namespace boids {
 namespace {
 namespace cluster_detail {
-
-/// Copies one component of m (1 .. kGroup) boids, sp[0, m) and sv[0, m), into a group block
-/// dp[0, kGroup) / dv[0, kGroup) (padding: position +inf, velocity 0), adding sh to the
-/// positions if Shift, and sets lo / hi to the smallest / largest copied position. The packs
-/// do the same with 4-wide registers (the same values: a copy, the same addition, min/max).
-template <bool Shift, class Real>
-inline void copy_group_scalar(Real* dp, Real* dv, const Real* sp, const Real* sv, std::uint32_t m,
-                              Real sh, Real& lo, Real& hi) {
-  const Real inf = std::numeric_limits<Real>::infinity();
-  lo = inf;
-  hi = -inf;
-  for (std::uint32_t l = 0; l < m; ++l) {
-    Real q = sp[l];
-    if constexpr (Shift) q = q + sh;
-    dp[l] = q;
-    dv[l] = sv[l];
-    lo = q < lo ? q : lo;
-    hi = q > hi ? q : hi;
-  }
-  for (std::uint32_t l = m; l < std::uint32_t(kGroup); ++l) {
-    dp[l] = inf;  // never inside r: the padding masks itself
-    dv[l] = 0;
-  }
-}
-
-/// The standard flock's pair rule over the virtual lanes of one tile (the `Rule` of the
-/// design comment): kTile = 2 * kGroup lanes, lane 4e + l holding i-boid e of the pair and
-/// slot l of every j-group, held in U = kTile / W registers.
-template <class P, class Real, int D>
-struct StandardRule {
-  using B = typename P::B;
-  using K = typename P::K;
-  static constexpr int T = kTile;
-  static constexpr int U = T / P::W;
-  static constexpr int Q = 3 * D;  // sums of d, v, sep (the count is an integer)
-  struct Acc {
-    B d[D][U], v[D][U], s[D][U];
-    K k[U];
-  };
-  static void zero(Acc& a) {
-    for (int u = 0; u < U; ++u) {
-      for (int c = 0; c < D; ++c) a.d[c][u] = a.v[c][u] = a.s[c][u] = P::splat(Real(0));
-      a.k[u] = P::kzero();
-    }
-  }
-  // The fixed lane tree of i-boid e: (lane 0 + lane 1) + (lane 2 + lane 3) of its four. o[e]
-  // may be null (a padding boid).
-  static void finish(const Acc& a, FlockSums<Real>* const (&o)[2]) {
-    Real out[2][Q];
-    if constexpr (requires { requires P::has_tile_tree; } && U == 1) {
-      B x[Q];
-      for (int c = 0; c < D; ++c) {
-        x[c] = a.d[c][0];
-        x[D + c] = a.v[c][0];
-        x[2 * D + c] = a.s[c][0];
-      }
-      P::template tile_tree<Q>(x, out);
-    } else {
-      alignas(64) Real lane[Q][T];
-      for (int u = 0; u < U; ++u)
-        for (int c = 0; c < D; ++c) {
-          P::storeu(lane[c] + u * P::W, a.d[c][u]);
-          P::storeu(lane[D + c] + u * P::W, a.v[c][u]);
-          P::storeu(lane[2 * D + c] + u * P::W, a.s[c][u]);
-        }
-      for (int e = 0; e < 2; ++e)
-        for (int q = 0; q < Q; ++q) {
-          const Real* l = lane[q] + kGroup * e;
-          out[e][q] = (l[0] + l[1]) + (l[2] + l[3]);
-        }
-    }
-    std::int64_t kl[T];
-    for (int u = 0; u < U; ++u) P::kstore(kl + u * P::W, a.k[u]);
-    for (int e = 0; e < 2; ++e) {
-      if (!o[e]) continue;
-      FlockSums<Real>& s = *o[e];
-      s = FlockSums<Real>{};
-      s.k = std::int32_t(kl[4 * e] + kl[4 * e + 1] + kl[4 * e + 2] + kl[4 * e + 3]);
-      for (int c = 0; c < D; ++c) {
-        s.d[c] = out[e][c];
-        s.v[c] = out[e][D + c];
-        s.sep[c] = out[e][2 * D + c];
-      }
-    }
-  }
-};
 
 template <class P, class Real, int D, WrapMode WM, bool FV>
 struct ClusterKernel {
@@ -128,8 +44,9 @@ struct ClusterKernel {
   };
   static constexpr std::size_t GS = 2 * D * kGroup;
 
-  // Lanes [u * W, u * W + W) of a tile row of the j-group values q[0 .. kGroup): lane v holds
-  // q[v mod kGroup] (one 4-value load, broadcast to both halves for 8-wide packs).
+  // Register u of one half of a tile row of the j-group values q[0 .. kGroup) (packs up to
+  // kHalf wide): lane v holds q[v mod kGroup] (one 4-value load, broadcast to both quarters of
+  // an 8-wide pack).
   static inline B jlanes(const Real* q, int u) {
     if constexpr (W <= kGroup)
       return P::loadu(q + (u * W) % kGroup);
@@ -137,65 +54,123 @@ struct ClusterKernel {
       return P::load_quad2(q);
   }
 
-  // Lanes [u * W, u * W + W) of the tile value "x in lanes 0-3, y in lanes 4-7".
+  // Register u of the tile value "x in lanes 8k + 0-3, y in lanes 8k + 4-7".
   static inline B pair_lanes(Real x, Real y, int u) {
     if constexpr (W <= kGroup)
-      return P::splat(u * W < kGroup ? x : y);
+      return P::splat((u * W) % kHalf < kGroup ? x : y);
     else
       return P::splat2(x, y);
   }
 
-  // The tiles of one i-pair: every j-group of keep[0, nk), in order, against both i-boids
-  // (pi, vi, vl: lane 4e + l holds i-boid e's position, velocity, |v|). Lane 4e + l sums slot l
-  // of every group; in the boid's own group (keep[own_at]) `self` masks the boid itself.
+  // What every register of a pair's tiles shares: the i-pair's lanes (pi, vi, vl: lane
+  // 8k + 4e + l holds i-boid e's position, velocity, |v|) and the rule's constants.
+  struct Tile {
+    const GridView<Real>& g;
+    const B (&pi)[D][U];
+    const B (&vi)[D][U];
+    const B (&vl)[U];
+    B cosv, r2, rs2, fmin, one;
+    Tile(const GridView<Real>& gv, const B (&p)[D][U], const B (&v)[D][U], const B (&l)[U])
+        : g(gv),
+          pi(p),
+          vi(v),
+          vl(l),
+          cosv(P::splat(gv.kp.cos_half_view)),
+          r2(P::splat(gv.kp.radius2)),
+          rs2(P::splat(gv.kp.sep_radius2)),
+          fmin(P::splat(std::numeric_limits<Real>::min())),
+          one(P::splat(Real(1))) {}
+
+    // Register u of a tile: jl(o) gives its j-lanes of the group block's values at offset o
+    // (position c at c * kGroup, velocity c at (D + c) * kGroup); `extra` (if Extra) masks
+    // lanes out (the boid itself, an absent half).
+    template <bool Full, bool Extra, class JL>
+    inline void operator()(const JL& jl, int u, M extra, Acc& a) const {
+      B d[D];
+      for (int c = 0; c < D; ++c) {
+        d[c] = jl(c * kGroup) - pi[c][u];
+        if constexpr (WM == WrapMode::min_image)
+          d[c] = d[c] - P::splat(g.size) * P::round(d[c] * P::splat(g.inv_size));
+      }
+      // accumulate_pair starts these sums at 0; 0 + x is x for a square (never -0), and a
+      // dot of -0 instead of +0 compares the same, so the first term starts them here.
+      B d2 = d[0] * d[0];
+      for (int c = 1; c < D; ++c) d2 = d2 + d[c] * d[c];
+      M m = d2 < r2;
+      if constexpr (!Full) {
+        B dot = d[0] * vi[0][u];
+        for (int c = 1; c < D; ++c) dot = dot + d[c] * vi[c][u];
+        // A boid at rest (|v| = 0) passes: dot = +-0 >= +-0, as accumulate_pair's skip.
+        m = P::and_(m, dot >= P::sqrt(d2) * vl[u] * cosv);
+      }
+      if constexpr (Extra) m = P::and_(m, extra);
+      a.k[u] = P::count_if(a.k[u], m);
+      for (int c = 0; c < D; ++c) {
+        a.d[c][u] = P::add_if(a.d[c][u], m, d[c]);
+        a.v[c][u] = P::add_if(a.v[c][u], m, jl((D + c) * kGroup));
+      }
+      // d2 below the smallest normal counts as coincident (accumulate_pair).
+      // On 8-wide packs "some lane inside r_s" is a coin flip the branch predictor loses
+      // (as on the row kernel's 16-lane packs): the division is cheaper than the miss.
+      const M ms = P::and_(m, P::and_(d2 >= fmin, d2 < rs2));
+      if (W >= 8 || P::any(ms)) {
+        const B inv = one / d2;
+        for (int c = 0; c < D; ++c) a.s[c][u] = P::sub_if(a.s[c][u], ms, d[c] * inv);
+      }
+    }
+  };
+
+  // The tiles of one i-pair: the j-groups of keep[0, nk) in order, entry t in half t mod 2.
+  // Lane 8k + 4e + l sums slot l of the entries of parity k in order; in the boid's own group
+  // (entry own_at) `self` masks the boid itself (self_half[k]: only in half k, for a register
+  // holding both halves; `first_half` masks half 1 when the last entry has no partner). A
+  // pack of kTile lanes runs entries 2t and 2t + 1 in one register; narrower packs hold one
+  // half in kHalf / W registers and run the even entries, then the odd ones: each lane sees
+  // the same terms in the same order, so the bits are the same.
   template <bool Full>
-  static void tiles(const GridView<Real>& g, const Buf& b, const B (&pi)[D][U], const B (&vi)[D][U],
-                    const B (&vl)[U], const M (&self)[U], const std::uint32_t* keep,
-                    std::uint32_t nk, std::uint32_t own_at, Acc& acc) {
+  static void tiles(const Tile& tl, const Buf& b, const M (&self)[U], const M (&self_half)[2],
+                    M first_half, const std::uint32_t* keep, std::uint32_t nk, std::uint32_t own_at,
+                    Acc& acc) {
     Acc a = acc;
-    const B cosv = P::splat(g.kp.cos_half_view);
-    const B r2 = P::splat(g.kp.radius2), rs2 = P::splat(g.kp.sep_radius2);
-    const B fmin = P::splat(std::numeric_limits<Real>::min());
-    const B one = P::splat(Real(1));
     const Real* base = b.p[0];
-    for (std::uint32_t t = 0; t < nk; ++t) {
-      const Real* q = base + std::size_t(keep[t]) * GS;
+    if constexpr (W == kTile) {
+      for (std::uint32_t t = 0; t < nk; t += 2) {
+        const Real* qa = base + std::size_t(keep[t]) * GS;
+        const bool pair = t + 1 < nk;
+        const Real* qb = pair ? base + std::size_t(keep[t + 1]) * GS : qa;
+        auto jl = [&](int o) { return P::load_quad4(qa + o, qb + o); };
+        if ((own_at | 1u) == (t | 1u)) {
+          M x = self_half[own_at & 1u];
+          if (!pair) x = P::and_(x, first_half);
+          tl.template operator()<Full, true>(jl, 0, x, a);
+        } else if (!pair) {
+          tl.template operator()<Full, true>(jl, 0, first_half, a);
+        } else {
+          tl.template operator()<Full, false>(jl, 0, first_half, a);
+        }
+      }
+    } else {
+      constexpr int UH = kHalf / W;  // registers per half
+      // Half K as a constant, so its accumulators' indices are too (registers, not memory).
+      auto half = [&]<int K>() {
+        for (std::uint32_t t = K; t < nk; t += 2) {
+          const Real* q = base + std::size_t(keep[t]) * GS;
+          const bool own = t == own_at;
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC unroll 8
 #endif
-      for (int u = 0; u < U; ++u) {
-        B d[D];
-        for (int c = 0; c < D; ++c) {
-          d[c] = jlanes(q + c * kGroup, u) - pi[c][u];
-          if constexpr (WM == WrapMode::min_image)
-            d[c] = d[c] - P::splat(g.size) * P::round(d[c] * P::splat(g.inv_size));
+          for (int uh = 0; uh < UH; ++uh) {
+            const int u = K * UH + uh;
+            auto jl = [&](int o) { return jlanes(q + o, uh); };
+            if (own)
+              tl.template operator()<Full, true>(jl, u, self[u], a);
+            else
+              tl.template operator()<Full, false>(jl, u, self[u], a);
+          }
         }
-        // accumulate_pair starts these sums at 0; 0 + x is x for a square (never -0), and a
-        // dot of -0 instead of +0 compares the same, so the first term starts them here.
-        B d2 = d[0] * d[0];
-        for (int c = 1; c < D; ++c) d2 = d2 + d[c] * d[c];
-        M m = d2 < r2;
-        if constexpr (!Full) {
-          B dot = d[0] * vi[0][u];
-          for (int c = 1; c < D; ++c) dot = dot + d[c] * vi[c][u];
-          // A boid at rest (|v| = 0) passes: dot = +-0 >= +-0, as accumulate_pair's skip.
-          m = P::and_(m, dot >= P::sqrt(d2) * vl[u] * cosv);
-        }
-        if (t == own_at) m = P::and_(m, self[u]);
-        a.k[u] = P::count_if(a.k[u], m);
-        for (int c = 0; c < D; ++c) {
-          a.d[c][u] = P::add_if(a.d[c][u], m, d[c]);
-          a.v[c][u] = P::add_if(a.v[c][u], m, jlanes(q + (D + c) * kGroup, u));
-        }
-        // d2 below the smallest normal counts as coincident (accumulate_pair).
-        // On 8-wide packs "some lane inside r_s" is a coin flip the branch predictor loses
-        // (as on the row kernel's 16-lane packs): the division is cheaper than the miss.
-        const M ms = P::and_(m, P::and_(d2 >= fmin, d2 < rs2));
-        if (W >= 8 || P::any(ms)) {
-          const B inv = one / d2;
-          for (int c = 0; c < D; ++c) a.s[c][u] = P::sub_if(a.s[c][u], ms, d[c] * inv);
-        }
-      }
+      };
+      half.template operator()<0>();
+      half.template operator()<1>();
     }
     acc = a;
   }
@@ -400,16 +375,35 @@ struct ClusterKernel {
     }
   }
 
+  // The tile masks of the i-pair of slots h, h + 1 (of[h / 2]), 1 = keep: self = every lane but
+  // the pair's own slots (lane 8k + 4e + l with l = h + e); self_half[k] = the same in half k
+  // only; first_half = lanes 0 .. kHalf.
+  struct Masks {
+    struct Of {
+      Real self[kTile], self_half[2][kTile];
+    };
+    Of of[2];
+    Real first_half[kTile];
+    constexpr Masks() : of{}, first_half{} {
+      for (int h2 = 0; h2 < 2; ++h2)
+        for (int v = 0; v < kTile; ++v) {
+          const bool other = v % kGroup != 2 * h2 + (v / kGroup) % 2;
+          of[h2].self[v] = other ? 1 : 0;
+          for (int k = 0; k < 2; ++k) of[h2].self_half[k][v] = other || v / kHalf != k ? 1 : 0;
+        }
+      for (int v = 0; v < kTile; ++v) first_half[v] = v < kHalf ? 1 : 0;
+    }
+  };
+  alignas(64) static constexpr Masks kMasks{};
+
   // The i-pair of slots h, h + 1 of i-group og (gm real boids, positions p): its tiles over
   // the groups keep[0, nk) (the own group at own_at), its sums into out[h] and, if real,
   // out[h + 1].
   static void pair(const GridView<Real>& g, const Buf& b, std::uint32_t og, std::uint32_t h,
                    std::uint32_t gm, const Real (&p)[kGroup][D], const std::uint32_t* keep,
                    std::uint32_t nk, std::uint32_t own_at, FlockSums<Real>* out) {
-    // Lane 4e + l holds i-boid e (slot h + e); its own slot is masked in its own group.
-    alignas(64) static constexpr Real kSlot[kTile] = {0, 1, 2, 3, 0, 1, 2, 3};
-    alignas(64) static constexpr Real kOwn[2][kTile] = {{0, 0, 0, 0, 1, 1, 1, 1},
-                                                        {2, 2, 2, 2, 3, 3, 3, 3}};
+    // Lane 8k + 4e + l holds i-boid e (slot h + e) against slot l: its own slot is masked in
+    // its own group (kMasks, for the pair h / 2).
     Real vv[2][D], vlen[2];
     for (int e = 0; e < 2; ++e) {
       const std::size_t s = std::size_t(og) * GS + h + std::size_t(e);
@@ -422,17 +416,23 @@ struct ClusterKernel {
     }
     B pi[D][U], vi[D][U], vl[U];
     M self[U];
+    const typename Masks::Of& mk = kMasks.of[h / 2];
+    const B zero = P::splat(Real(0));
     for (int u = 0; u < U; ++u) {
       for (int c = 0; c < D; ++c) {
         pi[c][u] = pair_lanes(p[h][c], p[h + 1][c], u);
-        vi[c][u] = FV ? P::splat(Real(0)) : pair_lanes(vv[0][c], vv[1][c], u);  // FV: unread
+        vi[c][u] = FV ? zero : pair_lanes(vv[0][c], vv[1][c], u);  // FV: unread
       }
-      vl[u] = FV ? P::splat(Real(0)) : pair_lanes(vlen[0], vlen[1], u);
-      self[u] = P::loadu(kSlot + u * W) != P::loadu(kOwn[h / 2] + u * W);
+      vl[u] = FV ? zero : pair_lanes(vlen[0], vlen[1], u);
+      self[u] = P::loadu(mk.self + u * W) != zero;
     }
+    // Only a register of both halves reads these (W = kTile, so lanes 0 .. W).
+    const M self_half[2] = {P::loadu(mk.self_half[0]) != zero, P::loadu(mk.self_half[1]) != zero};
+    const M first_half = P::loadu(kMasks.first_half) != zero;
     Acc a;
     Rule::zero(a);
-    tiles<FV>(g, b, pi, vi, vl, self, keep, nk, own_at, a);
+    const Tile tl(g, pi, vi, vl);
+    tiles<FV>(tl, b, self, self_half, first_half, keep, nk, own_at, a);
     FlockSums<Real>* const o[2] = {out + h, h + 1 < gm ? out + h + 1 : nullptr};
     Rule::finish(a, o);
   }

@@ -1,7 +1,7 @@
 // The xsimd pack of the cluster kernels: the row kernels' pack (kernels_simd.hpp) plus what
-// the cluster kernel needs (cluster_kernels_impl.hpp). Packs up to 8 lanes (one tile); the
-// AVX-512 unit runs float tiles on its 8-wide AVX2 pack. Included by cluster_kernels_<isa>.cpp,
-// each compiled with its own -m flags (core/CMakeLists.txt).
+// the cluster kernel needs (cluster_kernels_impl.hpp). Packs up to 16 lanes (one tile: the
+// AVX-512 float pack; double tiles are two 8-wide registers there). Included by
+// cluster_kernels_<isa>.cpp, each compiled with its own -m flags (core/CMakeLists.txt).
 #pragma once
 
 #include <limits>
@@ -25,8 +25,27 @@ struct ClusterPacks {
     // Masked accumulation as a + (x & m): the same bits as the row pack's select(m, a + x, a)
     // here, because a kernel accumulator starts at +0 and so is never -0 (x + y is -0 only if
     // both are), and a + (+0) is then a. One AND instead of the blend and its mask conversion.
-    static B add_if(B a, M m, B x) { return a + masked(x, m); }
-    static B sub_if(B a, M m, B x) { return a - masked(x, m); }
+    // AVX-512: a merge-masked add, a where m is clear (the same bits as a + (+0), as above).
+    static B add_if(B a, M m, B x) {
+#ifdef __AVX512F__
+      if constexpr (std::is_same_v<typename M::register_type, __mmask16>)
+        return B(_mm512_mask_add_ps(a, m, a, x));
+      else if constexpr (std::is_same_v<typename M::register_type, __mmask8> &&
+                         std::is_same_v<Real, double>)
+        return B(_mm512_mask_add_pd(a, m, a, x));
+#endif
+      return a + masked(x, m);
+    }
+    static B sub_if(B a, M m, B x) {
+#ifdef __AVX512F__
+      if constexpr (std::is_same_v<typename M::register_type, __mmask16>)
+        return B(_mm512_mask_sub_ps(a, m, a, x));
+      else if constexpr (std::is_same_v<typename M::register_type, __mmask8> &&
+                         std::is_same_v<Real, double>)
+        return B(_mm512_mask_sub_pd(a, m, a, x));
+#endif
+      return a - masked(x, m);
+    }
     static B masked(B x, M m) {
       using R = typename M::register_type;
       if constexpr (std::is_same_v<R, __m128>) {
@@ -63,7 +82,7 @@ struct ClusterPacks {
     }
     // The kGroup values q[0 .. 4) in both halves of an 8-wide register (one broadcast load).
     static B load_quad2(const Real* q) {
-      static_assert(W == 2 * kGroup, "load_quad2 is for 8-wide packs");
+      static_assert(W == kHalf, "load_quad2 is for 8-wide packs");
 #ifdef __AVX__
       if constexpr (std::is_same_v<Real, float>)
         return B(_mm256_broadcast_ps(reinterpret_cast<const __m128*>(q)));
@@ -74,6 +93,20 @@ struct ClusterPacks {
 #endif
       alignas(64) Real t[W];
       for (int l = 0; l < W; ++l) t[l] = q[l % kGroup];
+      return B::load_aligned(t);
+    }
+    // qa[0 .. 4) in lanes 0-3 and 4-7, qb[0 .. 4) in lanes 8-11 and 12-15 (a 16-wide pack: two
+    // entries of a pair's list in one register).
+    static B load_quad4(const Real* qa, const Real* qb) {
+      static_assert(W == kTile, "load_quad4 is for 16-wide packs");
+#ifdef __AVX512F__
+      if constexpr (std::is_same_v<Real, float>) {
+        const __m512 a = _mm512_broadcast_f32x4(_mm_loadu_ps(qa));
+        return B(_mm512_mask_broadcast_f32x4(a, __mmask16(0xFF00), _mm_loadu_ps(qb)));
+      }
+#endif
+      alignas(64) Real t[W];
+      for (int l = 0; l < W; ++l) t[l] = l < kHalf ? qa[l % kGroup] : qb[l % kGroup];
       return B::load_aligned(t);
     }
     // copy_group_scalar (cluster_kernels_impl.hpp) in 4-wide registers: the same values.
@@ -103,11 +136,24 @@ struct ClusterPacks {
         copy_group_scalar<Shift>(dp, dv, sp, sv, m, sh, lo, hi);
       }
     }
-    // The tile's lane tree (StandardRule::finish: (l0 + l1) + (l2 + l3) for i-boid 0 in lanes
-    // 0-3 and i-boid 1 in lanes 4-7) for Q sums at once, into out[e][q]. vhaddps adds
-    // neighbouring lanes within each 128-bit half, so two rounds do exactly those additions.
+    // The tile's lane tree (StandardRule::finish: x_l = lane l + lane 8 + l, then
+    // (x0 + x1) + (x2 + x3) for i-boid 0 in lanes 0-3 and i-boid 1 in lanes 4-7) for Q sums at
+    // once, into out[e][q]. An 8-wide x holds the x_l already (the caller added the halves); a
+    // 16-wide one has its halves added here. vhaddps adds neighbouring lanes within each
+    // 128-bit half, so two rounds do exactly the tree's additions.
 #ifdef __AVX__
-    static constexpr bool has_tile_tree = W == 8 && std::is_same_v<Real, float>;
+    static constexpr bool has_tile_tree = (W == kHalf || W == kTile) && std::is_same_v<Real, float>;
+    static __m256 halves(B x) {
+#ifdef __AVX512F__
+      if constexpr (W == kTile) {
+        const __m512 z = x;
+        return _mm256_add_ps(_mm512_castps512_ps256(z),
+                             _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(z), 1)));
+      }
+#endif
+      if constexpr (W == kHalf) return __m256(x);
+      return _mm256_setzero_ps();  // not reached: has_tile_tree is false
+    }
     template <int Q>
     static void tile_tree(const B (&x)[Q], Real (&out)[2][Q]) {
       constexpr int NG = (Q + 3) / 4;
@@ -115,7 +161,7 @@ struct ClusterPacks {
       const __m256 zero = _mm256_setzero_ps();
       for (int k = 0; k < NG; ++k) {
         __m256 y[4];
-        for (int j = 0; j < 4; ++j) y[j] = 4 * k + j < Q ? __m256(x[4 * k + j]) : zero;
+        for (int j = 0; j < 4; ++j) y[j] = 4 * k + j < Q ? halves(x[4 * k + j]) : zero;
         _mm256_store_ps(lane[k],
                         _mm256_hadd_ps(_mm256_hadd_ps(y[0], y[1]), _mm256_hadd_ps(y[2], y[3])));
       }
@@ -127,11 +173,15 @@ struct ClusterPacks {
 #else
     static constexpr bool has_tile_tree = false;
 #endif
-    // x in lanes 0-3, y in lanes 4-7 of an 8-wide register.
+    // x in lanes 0-3, y in lanes 4-7 of an 8-wide register (and 8-11, 12-15 of a 16-wide one).
     static B splat2(Real x, Real y) {
-      static_assert(W == 2 * kGroup, "splat2 is for 8-wide packs");
+      static_assert(W == kHalf || W == kTile, "splat2 is for 8- and 16-wide packs");
+#ifdef __AVX512F__
+      if constexpr (std::is_same_v<Real, float> && W == kTile)
+        return B(_mm512_mask_blend_ps(__mmask16(0xF0F0), _mm512_set1_ps(x), _mm512_set1_ps(y)));
+#endif
 #ifdef __AVX__
-      if constexpr (std::is_same_v<Real, float>)
+      if constexpr (std::is_same_v<Real, float> && W == kHalf)
         return B(_mm256_set_m128(_mm_set1_ps(y), _mm_set1_ps(x)));
 #endif
 #ifdef __AVX512F__
@@ -139,7 +189,7 @@ struct ClusterPacks {
         return B(_mm512_insertf64x4(_mm512_set1_pd(x), _mm256_set1_pd(y), 1));
 #endif
       alignas(64) Real t[W];
-      for (int l = 0; l < W; ++l) t[l] = l < kGroup ? x : y;
+      for (int l = 0; l < W; ++l) t[l] = l % kHalf < kGroup ? x : y;
       return B::load_aligned(t);
     }
     // The count lanes as 64-bit integers, lane l into out[l].

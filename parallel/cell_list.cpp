@@ -135,7 +135,34 @@ struct BucketOf {
       key = key * std::size_t(n[c]) + std::size_t(axis_cell(double(p[c][i]), lo[c], inv[c], n[c]));
     return std::uint32_t(key);
   }
+  // The Morton key of slot i's sub-cell (4 per axis, 2 bits each; the coarse bit of every axis
+  // above the fine ones, so consecutive keys stay in one octant, then one sub-octant); 0 for
+  // kinds 1 and 2.
+  std::uint8_t sub(std::size_t i) const {
+    if (kind[i] != 0) return 0;
+    unsigned key = 0;
+    for (int c = 0; c < D; ++c) {
+      const double f = (double(p[c][i]) - lo[c]) * inv[c];
+      // floor(f): the truncation inside the grid (f >= 0: every boid of a wrapped world), the
+      // floor emulation of the baseline instruction set only outside.
+      const double fl = f >= 0 && f < double(n[c]) ? double(std::int64_t(f)) : std::floor(f);
+      const double q = (f - fl) * 4.0;  // [0, 4) (NaN for a non-finite position: 0)
+      const int s = q >= 2 ? (q >= 3 ? 3 : 2) : (q >= 1 ? 1 : 0);
+      key |= unsigned(s & 1) << c;
+      key |= unsigned(s >> 1) << (D + c);
+    }
+    return std::uint8_t(key);
+  }
 };
+
+// Slot order inside a bucket: (sub-cell key, id) with Sub, id alone without.
+template <bool Sub>
+inline bool slot_before(const std::uint8_t* sub, const std::uint32_t* id, std::size_t a,
+                        std::uint8_t bsub, std::uint32_t bid) {
+  if constexpr (Sub)
+    if (sub[a] != bsub) return sub[a] < bsub;
+  return id[a] < bid;
+}
 
 // Histogram of src slots [b, e) into h.
 template <class Real, int D>
@@ -151,10 +178,11 @@ void count_slots(const BoidStore<Real>& src, const GridPlan& g, std::size_t b, s
 // one's is moved back to its place at once, while the bucket is in cache: the buckets are then
 // in id order already, but for buckets past 64 boids, whose keys go to `large` for a sort
 // afterwards. Returns the number of boids out of order.
-template <class Real, int D>
+template <class Real, int D, bool Sub>
 std::uint64_t scatter_slots(const BoidStore<Real>& src, const GridPlan& g, std::size_t b,
                             std::size_t e, std::uint32_t* h, const std::uint32_t* start,
-                            std::vector<std::uint32_t>* large, BoidStore<Real>& dst) {
+                            std::vector<std::uint32_t>* large, BoidStore<Real>& dst,
+                            std::uint8_t* dsub) {
   const BucketOf<Real, D> key(src, g);
   const Real* sp[D];
   const Real* sv[D];
@@ -174,20 +202,23 @@ std::uint64_t scatter_slots(const BoidStore<Real>& src, const GridPlan& g, std::
   for (std::size_t i = b; i < e; ++i) {
     const std::uint32_t k = key(i);
     std::uint32_t to = h[k]++;
+    std::uint8_t sk = 0;
+    if constexpr (Sub) sk = key.sub(i);
     if (start) {
       const std::uint32_t first = start[k], id = sid[i];
-      if (to > first && did[to - 1] > id) {
+      if (to > first && !slot_before<Sub>(dsub, did, to - 1, sk, id)) {
         ++moved;
         if (to - first > 64) {  // a large bucket: sorted afterwards (no quadratic shifting)
           large->push_back(k);
         } else
-          for (; to > first && did[to - 1] > id; --to) {
+          for (; to > first && !slot_before<Sub>(dsub, did, to - 1, sk, id); --to) {
             for (int c = 0; c < D; ++c) {
               dp[c][to] = dp[c][to - 1];
               dv[c][to] = dv[c][to - 1];
             }
             dkind[to] = dkind[to - 1];
             did[to] = did[to - 1];
+            if constexpr (Sub) dsub[to] = dsub[to - 1];
           }
       }
     }
@@ -197,17 +228,18 @@ std::uint64_t scatter_slots(const BoidStore<Real>& src, const GridPlan& g, std::
     }
     dkind[to] = skind[i];
     did[to] = sid[i];
+    if constexpr (Sub) dsub[to] = sk;
   }
   return moved;
 }
 
-// Sorts the boids of dst slots [b, b + len) by id, moving every column; the first `k` are in
-// order already. Small buckets: an insertion sort in place (one or two boids out of place,
-// typically); large ones (the kind 1/2 bucket): the order by std::sort, then each column
-// permuted through a copy of the bucket.
+// Sorts the boids of dst slots [b, b + len) by id (with `sub`, each slot's sub-cell key: by
+// key, then id), moving every column; the first `k` are in order already. Small buckets: an
+// insertion sort in place (one or two boids out of place, typically); large ones (the kind 1/2
+// bucket): the order by std::sort, then each column permuted through a copy of the bucket.
 template <class Real>
 [[gnu::noinline]] void sort_bucket_by_id(BoidStore<Real>& dst, int dims, std::size_t b,
-                                         std::size_t len, std::size_t k) {
+                                         std::size_t len, std::size_t k, std::uint8_t* sub) {
   Real* col[6];
   int ncols = 0;
   for (int c = 0; c < dims; ++c) {
@@ -216,30 +248,37 @@ template <class Real>
   }
   std::uint8_t* kind = dst.kind.data() + b;
   std::uint32_t* id = dst.id.data() + b;
+  std::uint8_t* sb = sub ? sub + b : nullptr;
+  auto before = [&](std::size_t x, std::uint8_t ysub, std::uint32_t yid) {
+    return sb ? slot_before<true>(sb, id, x, ysub, yid) : id[x] < yid;
+  };
   constexpr std::size_t kSmall = 64;
   if (len <= kSmall) {
     for (std::size_t j = k; j < len; ++j) {
       const std::uint32_t vid = id[j];
-      if (id[j - 1] < vid) continue;
+      const std::uint8_t vsub = sb ? sb[j] : 0;
+      if (before(j - 1, vsub, vid)) continue;
       Real vals[6];
       for (int q = 0; q < ncols; ++q) vals[q] = col[q][j];
       const std::uint8_t vkind = kind[j];
       std::size_t m = j;
-      for (; m > 0 && vid < id[m - 1]; --m) {
+      for (; m > 0 && !before(m - 1, vsub, vid); --m) {
         for (int q = 0; q < ncols; ++q) col[q][m] = col[q][m - 1];
         kind[m] = kind[m - 1];
         id[m] = id[m - 1];
+        if (sb) sb[m] = sb[m - 1];
       }
       for (int q = 0; q < ncols; ++q) col[q][m] = vals[q];
       kind[m] = vkind;
       id[m] = vid;
+      if (sb) sb[m] = vsub;
     }
     return;
   }
   std::vector<std::uint32_t> ord(len);
   for (std::size_t j = 0; j < len; ++j) ord[j] = std::uint32_t(j);
   std::sort(ord.begin(), ord.end(),
-            [id](std::uint32_t x, std::uint32_t y) { return id[x] < id[y]; });
+            [&](std::uint32_t x, std::uint32_t y) { return before(x, sb ? sb[y] : 0, id[y]); });
   auto permute = [&](auto* data) {
     using T = std::remove_pointer_t<decltype(data)>;
     std::vector<T> tmp(len);
@@ -249,6 +288,18 @@ template <class Real>
   for (int q = 0; q < ncols; ++q) permute(col[q]);
   permute(kind);
   permute(id);
+  if (sb) permute(sb);
+}
+
+// The first slot of dst [b, e) out of order (e if none), by id or (with sub) by key, then id.
+inline std::size_t first_unsorted(const std::uint32_t* id, const std::uint8_t* sub, std::size_t b,
+                                  std::size_t e) {
+  std::size_t j = b + 1;
+  if (sub)
+    while (j < e && slot_before<true>(sub, id, j - 1, sub[j], id[j])) ++j;
+  else
+    while (j < e && id[j - 1] < id[j]) ++j;
+  return j;
 }
 
 }  // namespace
@@ -344,30 +395,35 @@ void CellList<Real>::build(const GridSettings& gs, const BoidStore<Real>& src, B
   cell_start_[buckets] = running;
   max_occupancy_ = maxo;
   reserve_padded(dst, dims, n);
+  std::uint8_t* sub = nullptr;
+  if (gs.subcell_order) {
+    sub_.resize(n + 1);
+    sub = sub_.data();
+  } else {
+    sub_ = std::vector<std::uint8_t>();
+  }
+  // The scatter, instantiated for the dimension and the order.
+  auto scatter = [&](std::size_t b, std::size_t e, std::uint32_t* h, const std::uint32_t* start,
+                     std::vector<std::uint32_t>* large) {
+    if (dims == 2)
+      return sub ? scatter_slots<Real, 2, true>(src, g, b, e, h, start, large, dst, sub)
+                 : scatter_slots<Real, 2, false>(src, g, b, e, h, start, large, dst, sub);
+    return sub ? scatter_slots<Real, 3, true>(src, g, b, e, h, start, large, dst, sub)
+               : scatter_slots<Real, 3, false>(src, g, b, e, h, start, large, dst, sub);
+  };
   if (nblocks == 1) {  // one pass: scatter and id order together
-    const std::uint32_t* start = cell_start_.data();
     large_.clear();
-    sort_fixups_ = dims == 2
-                       ? scatter_slots<Real, 2>(src, g, 0, n, hist_.data(), start, &large_, dst)
-                       : scatter_slots<Real, 3>(src, g, 0, n, hist_.data(), start, &large_, dst);
+    sort_fixups_ = scatter(0, n, hist_.data(), cell_start_.data(), &large_);
     for (std::uint32_t c : large_) {  // repeats find their bucket sorted
       const std::size_t b = cell_start_[c], e = cell_start_[c + 1];
-      std::size_t j = b + 1;
-      while (j < e && dst.id[j - 1] < dst.id[j]) ++j;
-      if (j < e) sort_bucket_by_id(dst, dims, b, e - b, j - b);
+      const std::size_t j = first_unsorted(dst.id.data(), sub, b, e);
+      if (j < e) sort_bucket_by_id(dst, dims, b, e - b, j - b, sub);
     }
     return;
   }
   ex.parallel_for(nblocks, 1, [&](std::size_t b0, std::size_t b1) {
-    for (std::size_t b = b0; b < b1; ++b) {
-      std::uint32_t* h = hist_.data() + b * buckets;
-      if (dims == 2)
-        scatter_slots<Real, 2>(src, g, block_begin(b), block_begin(b + 1), h, nullptr, nullptr,
-                               dst);
-      else
-        scatter_slots<Real, 3>(src, g, block_begin(b), block_begin(b + 1), h, nullptr, nullptr,
-                               dst);
-    }
+    for (std::size_t b = b0; b < b1; ++b)
+      scatter(block_begin(b), block_begin(b + 1), hist_.data() + b * buckets, nullptr, nullptr);
   });
 
   // 4. the canonical order inside every bucket: by id. The order is then cell, then id, a
@@ -378,11 +434,10 @@ void CellList<Real>::build(const GridSettings& gs, const BoidStore<Real>& src, B
     const std::uint32_t* id = dst.id.data();
     for (std::size_t c = c0; c < c1; ++c) {
       const std::size_t b = cell_start_[c], e = cell_start_[c + 1];
-      std::size_t j = b + 1;
-      while (j < e && id[j - 1] < id[j]) ++j;
+      const std::size_t j = first_unsorted(id, sub, b, e);
       if (j >= e) continue;
       ++r;
-      sort_bucket_by_id(dst, dims, b, e - b, j - b);
+      sort_bucket_by_id(dst, dims, b, e - b, j - b, sub);
     }
     reordered.fetch_add(r, std::memory_order_relaxed);
   });
@@ -411,7 +466,7 @@ GridView<Real> CellList<Real>::view(const BoidStore<Real>& dst, const ModelParam
 
 template <class Real>
 std::size_t CellList<Real>::bytes() const noexcept {
-  return sizeof(std::uint32_t) * (cell_start_.capacity() + hist_.capacity());
+  return sizeof(std::uint32_t) * (cell_start_.capacity() + hist_.capacity()) + sub_.capacity();
 }
 
 template class CellList<float>;

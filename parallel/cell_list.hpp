@@ -55,6 +55,10 @@ struct GridSettings {
   /// When set, build() uses this plan instead of planning from its own store: the
   /// distributed engine's global plan over a rank's slab and ghosts (mpi/distributed_grid.cpp).
   const GridPlan* plan = nullptr;
+  /// The cluster engine's order (engine.kind = "cluster", core/cluster_kernels.hpp): inside a
+  /// kind-0 cell by the Morton key of the boid's sub-cell (4 per axis, subcell_key), then by
+  /// id, instead of by id alone. Still a pure function of the state.
+  bool subcell_order = false;
 };
 
 /// Plans the grid; lo/hi is the kind-0 bounding box (used in open worlds only).
@@ -64,7 +68,8 @@ GridPlan plan_grid(const GridSettings& s, const double lo[3], const double hi[3]
 template <class Real>
 class CellList {
  public:
-  /// Sorts `src` (any slot order) into `dst` in cell order, then id order inside a cell.
+  /// Sorts `src` (any slot order) into `dst` in cell order, then id order inside a cell (with
+  /// gs.subcell_order: sub-cell key, then id).
   void build(const GridSettings& gs, const BoidStore<Real>& src, BoidStore<Real>& dst,
              Executor& ex);
 
@@ -91,6 +96,7 @@ class CellList {
   std::uint32_t max_occupancy_ = 0;
   std::uint64_t sort_fixups_ = 0;
   std::vector<std::uint32_t> large_;  // one-block build: large buckets to sort after the scatter
+  std::vector<std::uint8_t> sub_;     // subcell_order: each dst slot's sub-cell key
 };
 
 /// Makes `dst` hold `n` boids with at least kPadElems readable slots past the end, so the

@@ -7,82 +7,6 @@
 #include "core/cluster_kernels.hpp"
 
 namespace boids {
-namespace {
-
-// Morton key of a boid's sub-cell: 4 sub-cells per axis (2 bits), the coarse bit of every
-// axis above the fine ones, so consecutive keys stay in one octant, then one sub-octant.
-template <class Real>
-std::uint32_t subcell_key(const GridPlan& g, const BoidStore<Real>& s, std::size_t i) {
-  std::uint32_t key = 0;
-  for (int c = 0; c < g.dims; ++c) {
-    const double f = (double(s.p[c][i]) - g.lo[c]) * g.inv_cell[c];
-    const double fl = std::floor(f);
-    int sub = int((f - fl) * 4.0);
-    sub = sub < 0 ? 0 : sub > 3 ? 3 : sub;
-    key |= std::uint32_t(sub & 1) << c;
-    key |= std::uint32_t(sub >> 1) << (g.dims + c);
-  }
-  return key;
-}
-
-}  // namespace
-
-template <class Real>
-void ClusterOrder<Real>::apply(const CellList<Real>& cl, BoidStore<Real>& in, Executor& ex) {
-  const GridPlan& g = cl.plan();
-  const std::uint32_t* start = cl.cell_start();
-  ex.parallel_for(g.ncells, 256, [&](std::size_t c0, std::size_t c1) {
-    // key << 32 | index in cell, sorted: a stable sort by key. Cells of the default density
-    // hold ~7 boids, so an insertion sort in a small buffer beats std::sort and the heap.
-    std::vector<std::uint64_t> order;
-    std::vector<Real> tmp;
-    std::vector<std::uint32_t> tmp_id;
-    std::vector<std::uint8_t> tmp_kind;
-    for (std::size_t cell = c0; cell < c1; ++cell) {
-      const std::uint32_t b = start[cell], e = start[cell + 1], len = e - b;
-      if (len < 2) continue;
-      if (order.size() < len) {
-        order.resize(len);
-        tmp.resize(len);
-        tmp_id.resize(len);
-        tmp_kind.resize(len);
-      }
-      std::uint64_t* o = order.data();
-      bool sorted = true;
-      for (std::uint32_t k = 0; k < len; ++k) {
-        o[k] = std::uint64_t(subcell_key(g, in, b + k)) << 32 | k;
-        sorted = sorted && (k == 0 || o[k] > o[k - 1]);
-      }
-      if (sorted) continue;
-      if (len <= 32) {
-        for (std::uint32_t k = 1; k < len; ++k) {
-          const std::uint64_t x = o[k];
-          std::uint32_t j = k;
-          for (; j > 0 && o[j - 1] > x; --j) o[j] = o[j - 1];
-          o[j] = x;
-        }
-      } else {
-        std::sort(o, o + len);  // low half: the index in the cell (id order)
-      }
-      Real* t = tmp.data();
-      auto permute = [&](Real* a) {
-        for (std::uint32_t k = 0; k < len; ++k) t[k] = a[b + std::uint32_t(o[k])];
-        std::copy(t, t + len, a + b);
-      };
-      for (int c = 0; c < in.dims; ++c) {
-        permute(in.p[c].data());
-        permute(in.v[c].data());
-      }
-      for (std::uint32_t k = 0; k < len; ++k) {
-        tmp_id[k] = in.id[b + std::uint32_t(o[k])];
-        tmp_kind[k] = in.kind[b + std::uint32_t(o[k])];
-      }
-      std::copy(tmp_id.begin(), tmp_id.begin() + len, in.id.begin() + b);
-      std::copy(tmp_kind.begin(), tmp_kind.begin() + len, in.kind.begin() + b);
-    }
-  });
-}
-
 template <class Real>
 PairCounts cluster_count_pairs(const GridView<Real>& g, Executor& ex) {
   const int D = g.dims;
@@ -181,8 +105,6 @@ PairCounts cluster_count_pairs(const GridView<Real>& g, Executor& ex) {
   return total;
 }
 
-template class ClusterOrder<float>;
-template class ClusterOrder<double>;
 template PairCounts cluster_count_pairs(const GridView<float>&, Executor&);
 template PairCounts cluster_count_pairs(const GridView<double>&, Executor&);
 

@@ -1,10 +1,11 @@
-// The cluster engine's layout pass and its pair count (engine.kind = "cluster"; the design is
-// in core/cluster_kernels.hpp). After the cell list's sort (cell, then id), every kind-0 cell
-// is re-sorted by a Morton order of 4 sub-cells per axis (then id), so that the kernels' groups
-// of 4 consecutive boids are compact and their bounding boxes prune well. The order stays a
-// pure function of the state: any thread count gives the same slots.
+// The cluster engine's pair count (engine.kind = "cluster"; the design is in
+// core/cluster_kernels.hpp). Its layout is the cell list's (GridSettings::subcell_order: every
+// kind-0 cell in the Morton order of 4 sub-cells per axis, then id, so that the kernels' groups
+// of 4 consecutive boids are compact and their bounding boxes prune well; a pure function of
+// the state, so any thread count gives the same slots).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -16,13 +17,28 @@
 
 namespace boids {
 
-template <class Real>
-class ClusterOrder {
- public:
-  /// Re-sorts the kind-0 cells of `in` (cell list `cl` just built into it, so each cell is in
-  /// id order) into sub-cell order, then id. Holds no memory per boid.
-  static void apply(const CellList<Real>& cl, BoidStore<Real>& in, Executor& ex);
-};
+/// The x-row (y + n1 z) the cluster engine visits at place `at` of its sweep: blocks of
+/// kSweepBlock y-rows, z by z through a block, then the next block. A row's stencil reads the
+/// rows y - 1 .. y + 1 of the planes z - 1 .. z + 1; in plain order (y fastest) a plane's rows
+/// were last used a whole plane (~20 MB at 1M boids) earlier and come from memory again; in
+/// blocks the (kSweepBlock + 2) x 3 rows in use (~0.3 MB at the default density) stay in L2
+/// from z to z + 1. A row's sums do not depend on when it runs: any order, the same bits.
+inline constexpr std::size_t kSweepBlock = 8;
+inline std::size_t cluster_sweep_row(std::size_t at, int n1, int n2) {
+  const std::size_t ny = std::size_t(n1), nz = std::size_t(n2);
+  const std::size_t full = ny / kSweepBlock * kSweepBlock;  // y-rows in whole blocks
+  std::size_t y, z;
+  if (at < full * nz) {
+    const std::size_t r = at % (kSweepBlock * nz);
+    z = r / kSweepBlock;
+    y = at / (kSweepBlock * nz) * kSweepBlock + r % kSweepBlock;
+  } else {
+    const std::size_t r = at - full * nz, rest = ny - full;
+    z = r / rest;
+    y = full + r % rest;
+  }
+  return y + ny * z;
+}
 
 /// Pairs the cluster kernel examines for the kind-0 boids of `g` (for each boid, every boid of
 /// every group its i-pair keeps by the box test, self excluded; padding lanes not counted)
@@ -30,8 +46,5 @@ class ClusterOrder {
 /// independent of the SIMD kernels.
 template <class Real>
 PairCounts cluster_count_pairs(const GridView<Real>& g, Executor& ex);
-
-extern template class ClusterOrder<float>;
-extern template class ClusterOrder<double>;
 
 }  // namespace boids

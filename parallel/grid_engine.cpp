@@ -118,7 +118,6 @@ class GridEngine final : public EngineT<Real> {
     cl.build(settings(), s_, in, *ex_);
     PairCounts pc;
     if (cluster_path()) {
-      ClusterOrder<Real>::apply(cl, in, *ex_);
       pc = cluster_count_pairs(cl.view(in, m_), *ex_);
     } else {
       pc = row_count_pairs(cl, in);
@@ -173,7 +172,6 @@ class GridEngine final : public EngineT<Real> {
   void build_cells() {
     ranks_valid_ = false;  // in_.id is rewritten
     cells_.build(settings(), s_, in_, *ex_);
-    if (cluster_path()) ClusterOrder<Real>::apply(cells_, in_, *ex_);
   }
 
   // grid_shared_cells(): the next step's cell list, built now if need be.
@@ -270,6 +268,7 @@ class GridEngine final : public EngineT<Real> {
     gs.size = def_.size;
     gs.radius = double(m_.kind[0].radius);
     gs.cells_per_radius = def_.cells_per_radius;
+    gs.subcell_order = cluster_path();
     return gs;
   }
 
@@ -279,9 +278,11 @@ class GridEngine final : public EngineT<Real> {
   template <class F>
   void for_each_row(const GridView<Real>& g, F&& done) {
     const RowKernel<Real> kernel = pick_kernel();
+    const bool blocked = cluster_path();
     ex_->parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
       const auto slot = row_scratch_.take();  // kept across steps (parallel/row_scratch.hpp)
-      for (std::size_t row = b; row < e; ++row) {
+      for (std::size_t at = b; at < e; ++at) {
+        const std::size_t row = blocked ? cluster_sweep_row(at, g.n[1], g.n[2]) : at;
         const std::uint32_t first = g.row_start(row), last = g.row_start(row + 1);
         if (first == last) continue;
         if (slot->sums.size() < last - first) slot->sums.resize(last - first);

@@ -1,7 +1,8 @@
 // The cell list's one-pass sort (scatter with the id order fixed up as it goes, one block) and
 // its parallel variant (scatter, then a pass over the buckets), against a plain sort by
-// (cell, id); and the row kernels' paired path (two boids of a cell over one candidate
-// stream) against a scalar emulation of the kernels' lane layout (core/kernels.hpp).
+// (cell, id) and, for the cluster engine, (cell, sub-cell key, id); and the row kernels' paired
+// path (two boids of a cell over one candidate stream) against a scalar emulation of the kernels'
+// lane layout (core/kernels.hpp).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -39,17 +40,35 @@ std::uint32_t ref_bucket(const BoidStore<Real>& s, std::size_t i, const GridPlan
   return std::uint32_t(key);
 }
 
-// dst must hold src's boids in (bucket, id) order, every column moved with its boid.
+// The cluster engine's sub-cell key (GridSettings::subcell_order): the sub-cell index s_c in
+// 0 .. 3 per axis (floor of 4 x the position's fraction of its cell, NaN to 0), bit 0 of s_c at
+// bit c and bit 1 at bit D + c; 0 for kinds 1 and 2.
+template <class Real>
+unsigned ref_sub_key(const BoidStore<Real>& s, std::size_t i, const GridPlan& g) {
+  if (s.kind[i] != 0) return 0;
+  unsigned key = 0;
+  for (int c = 0; c < g.dims; ++c) {
+    const double f = (double(s.p[c][i]) - g.lo[c]) * g.inv_cell[c];
+    const double q = std::floor((f - std::floor(f)) * 4);
+    const unsigned sc = q >= 0 && q <= 3 ? unsigned(q) : 0;
+    key |= (sc & 1u) << c | (sc >> 1) << (g.dims + c);
+  }
+  return key;
+}
+
+// dst must hold src's boids in (bucket, id) order (with `sub`: (bucket, sub-cell key, id)),
+// every column moved with its boid.
 template <class Real>
 void check_sorted(const BoidStore<Real>& src, const BoidStore<Real>& dst, const GridPlan& g,
-                  const std::uint32_t* start) {
+                  const std::uint32_t* start, bool sub = false) {
   const std::size_t n = src.n;
   REQUIRE(dst.n == n);
-  std::vector<std::tuple<std::uint32_t, std::uint32_t, std::size_t>> want(n);
-  for (std::size_t i = 0; i < n; ++i) want[i] = {ref_bucket(src, i, g), src.id[i], i};
+  std::vector<std::tuple<std::uint32_t, unsigned, std::uint32_t, std::size_t>> want(n);
+  for (std::size_t i = 0; i < n; ++i)
+    want[i] = {ref_bucket(src, i, g), sub ? ref_sub_key(src, i, g) : 0u, src.id[i], i};
   std::sort(want.begin(), want.end());
   for (std::size_t j = 0; j < n; ++j) {
-    const auto [b, id, i] = want[j];
+    const auto [b, key, id, i] = want[j];
     INFO("slot " << j);
     REQUIRE(dst.id[j] == id);
     REQUIRE(start[b] <= j);
@@ -64,7 +83,8 @@ void check_sorted(const BoidStore<Real>& src, const BoidStore<Real>& dst, const 
 }
 
 template <class Real>
-void check_cell_sort(int dims, Boundary boundary, int threads, std::uint64_t seed) {
+void check_cell_sort(int dims, Boundary boundary, int threads, std::uint64_t seed,
+                     bool sub = false) {
   const std::size_t n = 3000;
   const double size = 60;
   BoidStore<Real> src, a, b;
@@ -92,21 +112,22 @@ void check_cell_sort(int dims, Boundary boundary, int threads, std::uint64_t see
   gs.boundary = boundary;
   gs.size = size;
   gs.radius = 5;
+  gs.subcell_order = sub;
   Executor ex(threads);
   CellList<Real> cells;
   cells.build(gs, src, a, ex);
-  INFO(dims << "D, " << sizeof(Real) << "-byte reals, threads " << threads);
-  check_sorted(src, a, cells.plan(), cells.cell_start());
+  INFO(dims << "D, " << sizeof(Real) << "-byte reals, threads " << threads << ", sub " << sub);
+  check_sorted(src, a, cells.plan(), cells.cell_start(), sub);
   CHECK(cells.sort_fixups() > 0);  // random order: the fix-ups ran
   // Built again from its own output: already in order, nothing to fix.
   cells.build(gs, a, b, ex);
-  check_sorted(a, b, cells.plan(), cells.cell_start());
+  check_sorted(a, b, cells.plan(), cells.cell_start(), sub);
   CHECK(cells.sort_fixups() == 0);
   // A step's worth of motion: a few boids change cell (the common case of the step).
   for (std::size_t i = 0; i < n; ++i)
     for (int c = 0; c < dims; ++c) b.p[c][i] = b.p[c][i] + Real(0.3) * b.v[c][i];
   cells.build(gs, b, a, ex);
-  check_sorted(b, a, cells.plan(), cells.cell_start());
+  check_sorted(b, a, cells.plan(), cells.cell_start(), sub);
   CHECK(cells.sort_fixups() > 0);
 }
 
@@ -119,6 +140,16 @@ TEST_CASE("cell list: cell then id order, by the one-pass and the parallel scatt
     check_cell_sort<double>(2, Boundary::wrap, threads, 2);
     check_cell_sort<float>(3, Boundary::open, threads, 3);
     check_cell_sort<double>(3, Boundary::reflect, threads, 4);
+  }
+}
+
+TEST_CASE("cell list: the cluster engine's sub-cell order (cell, Morton sub-cell, id)",
+          "[grid][cells][cluster]") {
+  for (int threads : {1, 2}) {
+    check_cell_sort<float>(2, Boundary::wrap, threads, 5, true);
+    check_cell_sort<double>(2, Boundary::open, threads, 6, true);
+    check_cell_sort<float>(3, Boundary::wrap, threads, 7, true);
+    check_cell_sort<double>(3, Boundary::reflect, threads, 8, true);
   }
 }
 

@@ -1,0 +1,198 @@
+// The cluster kernels' summation order (core/cluster_kernels.hpp) against a scalar emulation of
+// its contract: each i-pair's list of the candidate groups whose box is within r of either of
+// its boids, in the row buffer's order; entry t of the list in half t mod 2 of a 16-lane tile,
+// lane 8k + 4e + l summing slot l of the entries of parity k for i-boid e in list order; a
+// boid's lanes combined as x_l = half 0 + half 1, then (x_0 + x_1) + (x_2 + x_3). Every
+// instruction set must give these bits exactly (the AVX-512 float kernel one register per
+// tile, the narrower ones one half at a time).
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "boids/world.hpp"
+#include "core/cluster_kernels.hpp"
+#include "core/kernels.hpp"
+#include "core/model.hpp"
+#include "parallel/cell_list.hpp"
+#include "parallel/cluster_grid.hpp"
+#include "parallel/threading.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using namespace boids;
+
+// The FlockSums of slot i by the contract above, in a reflecting world (no image shifts).
+template <class Real, int D>
+FlockSums<Real> cluster_lane_sums(const GridView<Real>& g, std::uint32_t i) {
+  const KindParams<Real>& kp = g.kp;
+  std::uint32_t cell = 0;
+  while (g.cell_start[cell + 1] <= i) ++cell;
+  const int ci[3] = {int(cell % std::uint32_t(g.n[0])),
+                     int(cell / std::uint32_t(g.n[0]) % std::uint32_t(g.n[1])),
+                     int(cell / std::uint32_t(g.n[0]) / std::uint32_t(g.n[1]))};
+  const std::uint32_t first = g.cell_start[cell], last = g.cell_start[cell + 1];
+  const std::uint32_t q = i - first;
+  const std::uint32_t a = first + q / 2 * 2;  // the pair's boids: a and (if real) a + 1
+  const std::uint32_t npair = a + 1 < last ? 2 : 1;
+  Real vi2 = 0;
+  for (int c = 0; c < D; ++c) vi2 += g.v[c][i] * g.v[c][i];
+  const Real vlen = std::sqrt(vi2);
+  Real ld[2][kGroup][D] = {}, lv[2][kGroup][D] = {}, ls[2][kGroup][D] = {};
+  std::int32_t count = 0;
+  std::uint32_t t = 0;  // list entries so far
+  for (int x = ci[0] - g.reach[0]; x <= ci[0] + g.reach[0]; ++x) {
+    if (x < 0 || x >= g.n[0]) continue;
+    for (int z = ci[2] - g.reach[2]; z <= ci[2] + g.reach[2]; ++z) {
+      if (z < 0 || z >= g.n[2]) continue;
+      for (int y = ci[1] - g.reach[1]; y <= ci[1] + g.reach[1]; ++y) {
+        if (y < 0 || y >= g.n[1]) continue;
+        const std::uint32_t c = std::uint32_t(x + g.n[0] * (y + g.n[1] * z));
+        for (std::uint32_t j0 = g.cell_start[c]; j0 < g.cell_start[c + 1]; j0 += kGroup) {
+          const std::uint32_t j1 = std::min<std::uint32_t>(g.cell_start[c + 1], j0 + kGroup);
+          Real lo[3], hi[3];
+          for (int k = 0; k < D; ++k) {
+            lo[k] = std::numeric_limits<Real>::infinity();
+            hi[k] = -lo[k];
+            for (std::uint32_t j = j0; j < j1; ++j) {
+              lo[k] = std::min(lo[k], g.p[k][j]);
+              hi[k] = std::max(hi[k], g.p[k][j]);
+            }
+          }
+          bool keep = false;
+          for (std::uint32_t b = a; b < a + npair; ++b) {
+            Real p[3];
+            for (int k = 0; k < D; ++k) p[k] = g.p[k][b];
+            keep = keep || box_dist2<Real, D>(p, lo, hi) < kp.radius2;
+          }
+          if (!keep) continue;
+          const int half = int(t++ % 2);
+          for (std::uint32_t j = j0; j < j1; ++j) {
+            if (j == i) continue;
+            Real d[D];
+            Real d2 = 0, dot = 0;
+            for (int k = 0; k < D; ++k) {
+              d[k] = g.p[k][j] - g.p[k][i];
+              d2 = d2 + d[k] * d[k];
+            }
+            for (int k = 0; k < D; ++k) dot = dot + d[k] * g.v[k][i];
+            if (!(d2 < kp.radius2)) continue;
+            if (!kp.full_view && !(dot >= std::sqrt(d2) * vlen * kp.cos_half_view)) continue;
+            const int l = int(j - j0);
+            ++count;
+            for (int k = 0; k < D; ++k) {
+              ld[half][l][k] = ld[half][l][k] + d[k];
+              lv[half][l][k] = lv[half][l][k] + g.v[k][j];
+            }
+            if (d2 >= std::numeric_limits<Real>::min() && d2 < kp.sep_radius2) {
+              const Real inv = Real(1) / d2;
+              for (int k = 0; k < D; ++k) ls[half][l][k] = ls[half][l][k] - d[k] * inv;
+            }
+          }
+        }
+      }
+    }
+  }
+  auto tree = [](const Real(&x)[2][kGroup][D], int k) {
+    Real s[kGroup];
+    for (int l = 0; l < kGroup; ++l) s[l] = x[0][l][k] + x[1][l][k];
+    return (s[0] + s[1]) + (s[2] + s[3]);
+  };
+  FlockSums<Real> s{};
+  s.k = count;
+  for (int k = 0; k < D; ++k) {
+    s.d[k] = tree(ld, k);
+    s.v[k] = tree(lv, k);
+    s.sep[k] = tree(ls, k);
+  }
+  return s;
+}
+
+template <class Real, int D>
+void check_cluster_lanes(double view_angle, std::uint64_t seed) {
+  WorldDef d = default_world_def();
+  d.dims = D;
+  d.boundary = Boundary::reflect;
+  d.size = 30;
+  d.kinds[0].rules.radius = 5;
+  d.kinds[0].rules.separation_radius = 2;
+  d.kinds[0].rules.view_angle = view_angle;
+  const ModelParams<Real> m = ModelParams<Real>::from_def(d);
+  REQUIRE(simd_pair_rule(m.kind[0]));
+  const std::size_t n = D == 3 ? 2500 : 900;  // ~ 10 boids per cell: several groups per cell
+  BoidStore<Real> src, dst;
+  src.dims = D;
+  src.resize(n);
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> u(0.0, 30.0), uv(-2.0, 2.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    src.id[i] = std::uint32_t(i);
+    for (int c = 0; c < D; ++c) {
+      src.p[c][i] = Real(u(gen));
+      src.v[c][i] = Real(i % 7 == 0 ? 0.0 : uv(gen));  // some at rest
+    }
+  }
+  GridSettings gs;
+  gs.dims = D;
+  gs.boundary = d.boundary;
+  gs.size = d.size;
+  gs.radius = d.kinds[0].rules.radius;
+  gs.subcell_order = true;
+  Executor ex(1);
+  CellList<Real> cells;
+  cells.build(gs, src, dst, ex);
+  const GridView<Real> g = cells.view(dst, m);
+  REQUIRE(cells.max_occupancy() > std::uint32_t(2 * kGroup));  // lists of several entries
+  std::vector<FlockSums<Real>> ref(n), got(n);
+  for (std::uint32_t i = 0; i < n; ++i) ref[i] = cluster_lane_sums<Real, D>(g, i);
+  KernelScratch<Real> scratch;
+  for (Isa isa : test::testable_isas()) {
+    const RowKernel<Real> kernel = select_cluster_kernel<Real>(isa, D, g.wrap, g.kp.full_view);
+    for (std::uint32_t r = 0; r < g.nrows(); ++r)
+      if (g.row_start(r) != g.row_start(r + 1)) kernel(g, r, got.data() + g.row_start(r), scratch);
+    for (std::size_t i = 0; i < n; ++i) {
+      INFO(isa_name(isa) << " " << D << "D " << sizeof(Real) << "-byte reals, view " << view_angle
+                         << ", slot " << i);
+      REQUIRE(got[i].k == ref[i].k);
+      for (int c = 0; c < D; ++c) {
+        REQUIRE(got[i].d[c] == ref[i].d[c]);
+        REQUIRE(got[i].v[c] == ref[i].v[c]);
+        REQUIRE(got[i].sep[c] == ref[i].sep[c]);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cluster kernels: 16-lane tiles give the contract's sums exactly on every ISA",
+          "[cluster]") {
+  for (double view : {360.0, 250.0}) {
+    check_cluster_lanes<float, 2>(view, 1);
+    check_cluster_lanes<double, 2>(view, 2);
+    check_cluster_lanes<float, 3>(view, 3);
+    check_cluster_lanes<double, 3>(view, 4);
+  }
+}
+
+TEST_CASE("cluster sweep: the blocked row order visits every x-row once", "[cluster]") {
+  for (int n1 : {1, 3, 8, 13, 16, 51})
+    for (int n2 : {1, 2, 7, 51}) {
+      const std::size_t rows = std::size_t(n1) * std::size_t(n2);
+      std::vector<int> seen(rows, 0);
+      for (std::size_t at = 0; at < rows; ++at) {
+        const std::size_t r = cluster_sweep_row(at, n1, n2);
+        REQUIRE(r < rows);
+        ++seen[r];
+      }
+      INFO(n1 << " x " << n2);
+      CHECK(std::count(seen.begin(), seen.end(), 1) == std::ptrdiff_t(rows));
+      // Blocks of kSweepBlock y-rows, z by z: the second row visited is y = 1 of plane 0.
+      if (n1 >= int(kSweepBlock) && n2 > 1) CHECK(cluster_sweep_row(1, n1, n2) == 1);
+      if (n1 >= int(kSweepBlock) && n2 > 1)
+        CHECK(cluster_sweep_row(kSweepBlock, n1, n2) == std::size_t(n1));
+    }
+}
