@@ -140,10 +140,13 @@ TEST_CASE("the grid and cluster engines hold at most 64 bytes per boid in 3D flo
     World w = World::create(d);
     w.step(2);
     const std::size_t b = engine_of(w).bytes_per_boid();
-    // Two stores (29 B each), cell starts and histograms (about 1 B at the default density);
-    // no rank map, no keys, no gather map (docs/engine.md, "Memory").
+    // Two stores (29 B each), cell starts and histograms (about 1 B at the default density),
+    // the cluster engine's sub-cell keys (1 B), and the row loop's pooled scratch (a fixed
+    // amount per thread: about 1 B per boid here, nothing at 10M); no rank map, no gather map
+    // (docs/engine.md, "Memory"). Issue 13's bound: 64 B.
+    INFO("bytes per boid " << b);
     CHECK(b >= 2 * 29);
-    CHECK(b <= 62);
+    CHECK(b <= 64);
     // The id-order copy behind the views is counted once it exists, and only then.
     (void)w.positions<float>();
     CHECK(engine_of(w).bytes_per_boid() >= b + 29);
