@@ -1,8 +1,8 @@
 // The pair pass of the flock metrics (pass C of parallel/metrics.cpp): for every boid of the
-// metrics' own cell list, its neighbour count as the model sees it, its nearest same-kind
-// distance and the cluster links. Compiled once per instruction set (metrics_pairs_<isa>.cpp,
-// with the flags of parallel/CMakeLists.txt) and chosen at run time like the engine's kernels
-// (core/kernels.hpp: dispatched_isa, BOIDS_MAX_ISA).
+// metrics' own cell list, its neighbour count as the model sees it and its nearest same-kind
+// distance; and the cluster links by cells (pass D, LinkFn). Compiled once per instruction set
+// (metrics_pairs_<isa>.cpp, with the flags of parallel/CMakeLists.txt) and chosen at run time like
+// the engine's kernels (core/kernels.hpp: dispatched_isa, BOIDS_MAX_ISA).
 //
 // Every result is exact per boid: a count of pairs, a minimum of squared distances and the
 // set of links, each pair evaluated with the model's own arithmetic in the world's precision
