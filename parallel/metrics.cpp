@@ -12,8 +12,11 @@
 //      W lanes at a time with exact integer-valued lane sums (parallel/metrics_moments.hpp);
 //   B. the angular momentum sum r_hat x v_hat about that centre, likewise;
 //   C. the pair pass (parallel/metrics_pairs.hpp): every boid's neighbour count (radius, view
-//      cone, with the model's own arithmetic in the world's precision), its nearest same-kind
-//      neighbour and the cluster links fed to a lock-free union-find.
+//      cone, with the model's own arithmetic in the world's precision) and its nearest
+//      same-kind neighbour;
+//   D. the cluster links by cells (parallel/metrics_links_impl.hpp), fed to a lock-free
+//      union-find: each cell's own pairs, then each pair of neighbouring cells, skipped when
+//      both cells already lie in one set.
 // The union-find links the larger root under the smaller with a compare-and-swap; whatever
 // order the links arrive in, the final partition is the connected components of the link
 // graph, which is unique, so the cluster count and the largest size are exact and
@@ -270,6 +273,20 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
   // Topological neighbours: the model sees at most the k nearest of the visible ones.
   in.topo_k = kind == 0 ? std::uint64_t(mp.list.topo_k) : 0;
   in.parent = s.parent.get();
+  // Pass D: the links, by cells, in two parallel loops (phase 1 reads every cell's
+  // `uniform` from phase 0).
+  const std::size_t ncells = g.cells();
+  s.uniform.resize(ncells);
+  in.uniform = s.uniform.data();
+  {
+    const LinkFn<Real> links = select_link_fn<Real>(D, in.wrap);
+    for (int phase = 0; phase < 2; ++phase) {
+      ex.parallel_for(ncells, 256, [&](std::size_t c0, std::size_t c1) {
+        PairSums unused;
+        links(in, c0, c1, phase, unused);
+      });
+    }
+  }
   const PairFn<Real> pairs = select_pair_fn<Real>(D, in.wrap, !kp.full_view);
   std::vector<PairSums>& sums = s.sums;
   sums.assign(nblocks, PairSums{});

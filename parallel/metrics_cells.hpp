@@ -40,6 +40,7 @@ struct Scratch {
   std::unique_ptr<std::atomic<std::uint32_t>[]> parent;
   std::size_t parent_cap = 0;
   std::vector<std::uint32_t> size;
+  std::vector<std::uint8_t> uniform;  // per cell, the link pass's
   std::vector<Partial> part;
   std::vector<PairSums> sums;
 };

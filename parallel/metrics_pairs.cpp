@@ -49,6 +49,19 @@ PairFn<Real> select_pair_fn(int dims, PairWrap wrap, bool cone) {
 }
 
 template <class Real>
+LinkFn<Real> select_link_fn(int dims, PairWrap wrap) {
+  const PairTables& t = pair_tables();
+  for (int i = int(dispatched_isa(true));; --i) {
+    LinkFn<Real> k;
+    if constexpr (sizeof(Real) == 4)
+      k = t.f[i].link[dims == 2 ? 0 : 1][int(wrap)];
+    else
+      k = t.d[i].link[dims == 2 ? 0 : 1][int(wrap)];
+    if (k || i == 0) return k;
+  }
+}
+
+template <class Real>
 TurnFn<Real> select_turn_fn() {
   const PairTables& t = pair_tables();
   for (int i = int(dispatched_isa(true));; --i) {
@@ -77,6 +90,8 @@ MomentFn<Real> select_moment_fn(bool pass_b, int dims, bool wrap) {
 
 template PairFn<float> select_pair_fn<float>(int, PairWrap, bool);
 template PairFn<double> select_pair_fn<double>(int, PairWrap, bool);
+template LinkFn<float> select_link_fn<float>(int, PairWrap);
+template LinkFn<double> select_link_fn<double>(int, PairWrap);
 template TurnFn<float> select_turn_fn<float>();
 template TurnFn<double> select_turn_fn<double>();
 template MomentFn<float> select_moment_fn<float>(bool, int, bool);

@@ -1,8 +1,8 @@
 // The pair pass of the flock metrics (pass C of parallel/metrics.cpp): for every boid of the
-// metrics' own cell list, its neighbour count as the model sees it, its nearest same-kind
-// distance and the cluster links. Compiled once per instruction set (metrics_pairs_<isa>.cpp,
-// with the flags of parallel/CMakeLists.txt) and chosen at run time like the engine's kernels
-// (core/kernels.hpp: dispatched_isa, BOIDS_MAX_ISA).
+// metrics' own cell list, its neighbour count as the model sees it and its nearest same-kind
+// distance; and the cluster links by cells (pass D, LinkFn). Compiled once per instruction set
+// (metrics_pairs_<isa>.cpp, with the flags of parallel/CMakeLists.txt) and chosen at run time like
+// the engine's kernels (core/kernels.hpp: dispatched_isa, BOIDS_MAX_ISA).
 //
 // Every result is exact per boid: a count of pairs, a minimum of squared distances and the
 // set of links, each pair evaluated with the model's own arithmetic in the world's precision
@@ -47,6 +47,7 @@ struct PairInput {
   Real radius2 = 0, cos_half_view = 0;
   std::uint64_t topo_k = 0;  ///< counts capped at this when > 0 (topological neighbours)
   std::atomic<std::uint32_t>* parent = nullptr;  ///< the union-find over cell-order indices
+  std::uint8_t* uniform = nullptr;  ///< per cell: its boids form one set (the link pass's)
 };
 
 /// A sum in 128-bit fixed point: integer additions, so the same bits in any order.
@@ -98,13 +99,21 @@ using MomentFn = void (*)(const MomentInput<Real>& in, std::size_t b, std::size_
 struct PairSums {
   FixedSum nnd = 0;  ///< fixed_value of each boid's nearest distance
   std::uint64_t neighbours = 0, nnd_count = 0;
-  std::uint64_t spanned = 0;  ///< focal groups over 2 or more cells (a diagnostic for the tests)
-  std::uint64_t batched = 0;  ///< links made from a scan's collected candidates (likewise)
+  std::uint64_t spanned = 0;     ///< focal groups over 2 or more cells (a diagnostic for the tests)
+  std::uint64_t cell_pairs = 0;  ///< neighbouring cells the link pass met (likewise)
+  std::uint64_t joined = 0;      ///< of those, already in one set: no distance computed
 };
 
-/// Runs the pair pass over the boids [b, e) of cell order.
+/// Runs the pair pass (neighbour counts, nearest distances) over the boids [b, e) of cell order.
 template <class Real>
 using PairFn = void (*)(const PairInput<Real>& in, std::size_t b, std::size_t e, PairSums& out);
+
+/// The cluster links (parallel/metrics_links_impl.hpp) of the cells [c0, c1): phase 0 unites
+/// each cell's own pairs and fills in.uniform; phase 1, run after phase 0 has covered every
+/// cell, the pairs of neighbouring cells. in.parent starts as the identity.
+template <class Real>
+using LinkFn = void (*)(const PairInput<Real>& in, std::size_t c0, std::size_t c1, int phase,
+                        PairSums& out);
 
 /// sn[i], cs[i] = sin, cos of 2*pi*x[i]/size for i < n, from the 1024-entry table ts/tc
 /// (parallel/metrics_turn.hpp: the same bits on every instruction set).
@@ -116,6 +125,7 @@ using TurnFn = void (*)(const Real* x, std::size_t n, double size, const double*
 template <class Real>
 struct PairTable {
   PairFn<Real> fn[2][3][2] = {};
+  LinkFn<Real> link[2][3] = {};  ///< [dims - 2][wrap]
   TurnFn<Real> turn = nullptr;
   MomentFn<Real> pass_a[2][2] = {}, pass_b[2][2] = {};  ///< [dims - 2][wrap]
 };
@@ -127,6 +137,9 @@ void metrics_pairs_avx512(PairTable<float>& f, PairTable<double>& d);
 /// The pass for dispatched_isa(), a dimension, a wrap mode and whether a view cone applies.
 template <class Real>
 PairFn<Real> select_pair_fn(int dims, PairWrap wrap, bool cone);
+/// The link pass for dispatched_isa(), a dimension and a wrap mode.
+template <class Real>
+LinkFn<Real> select_link_fn(int dims, PairWrap wrap);
 /// The circular centre's sines for dispatched_isa().
 template <class Real>
 TurnFn<Real> select_turn_fn();

@@ -12,14 +12,9 @@
 //   nearest   : a lane-wise minimum of |d|^2 (exact in any order); a lane's own boid gives +inf;
 //   neighbours: a lane-wise count of |d|^2 < r^2 (and the model's view test, with the lane's
 //               velocity), in integer lanes (a mask is -1) flushed long before they overflow;
-//   links     : each pair (i, j) is linked from its earlier boid (i < j in cell order), so a
-//               focal boid already hangs under the set of the boids before it. A link needs
-//               no work when both already share an ancestor: the group's lanes keep one each
-//               (`common` when they share one), so a candidate whose parent is that ancestor
-//               costs a load and a compare (masked, not branched); the candidates after the
-//               group that do need a link are collected without a branch and linked in
-//               batches (a candidate still a root above that ancestor is hung there with one
-//               compare-and-swap; only the rest go through the union-find).
+// The cluster links are a pass of their own, by cells (parallel/metrics_links_impl.hpp): in a
+// dense flock most neighbouring cells are already joined when they meet, which a root compare
+// per cell pair tells, where links in this scan cost scalar work on every candidate.
 // The cell geometry (stencil runs, the plan of an x-row's groups, the ring search) is in
 // parallel/metrics_pair_cells.hpp.
 // When a lane's nearest boid lies beyond the stencil, rings of cells further out are searched
@@ -40,11 +35,11 @@
 #include <vector>
 
 #include "core/simd_packs.hpp"
+#include "parallel/metrics_links_impl.hpp"
 #include "parallel/metrics_moments.hpp"
 #include "parallel/metrics_pair_cells.hpp"
 #include "parallel/metrics_pairs.hpp"
 #include "parallel/metrics_turn.hpp"
-#include "parallel/metrics_union.hpp"
 
 namespace boids::metrics_detail {
 namespace {
@@ -90,12 +85,9 @@ class PairPass : PairCells<P, Real, D, Wrap> {
   using M = typename P::M;
   static constexpr int W = P::W;
   static constexpr int kMaxPairRuns = 2 * 9;
-  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
   using Counter = LaneCounter<P, Real>;
   // Candidates between two flushes of the lane counts (they hold 2^31).
   static constexpr std::uint32_t kFlush = std::uint32_t(1) << 30;
-  // Candidates that need a link, collected before they are linked (scan()).
-  static constexpr int kPend = 32;
 
   // A focal group: up to R * W boids of one cell, R registers of W lanes (lane l of register
   // r holds boid g0 + r * W + l). R = 2 for a cell of more than W boids: each candidate is
@@ -103,21 +95,18 @@ class PairPass : PairCells<P, Real, D, Wrap> {
   template <int R>
   struct Group {
     B p[3][R], v[3][R], vlen[R], r2, cosv;
-    M nocone[R];                     // lanes whose boid is at rest: no view cone
-    std::uint32_t g0 = 0, nv = 0;    // cell-order indices g0 .. g0 + nv - 1 in lanes 0 .. nv - 1
-    std::uint64_t valid = 0;         // bits of the lanes holding a boid
-    std::uint32_t root[R * W] = {};  // an ancestor of each lane's boid in the union-find
-    std::uint32_t common = kNone;    // the ancestor all lanes share, or kNone
+    M nocone[R];                   // lanes whose boid is at rest: no view cone
+    std::uint32_t g0 = 0, nv = 0;  // cell-order indices g0 .. g0 + nv - 1 in lanes 0 .. nv - 1
   };
   template <int R>
   struct Acc {
     B best[R];
     typename Counter::C cnt[R];
     std::uint32_t pending = 0;  // candidates counted in cnt since the last flush
-    std::uint64_t batched = 0;  // links made from scan()'s collected candidates
     std::uint64_t count[R * W] = {};
   };
-  enum class Links { none, all, own };
+  // A run of candidates: other boids, or the group's own (lane k meets itself: no pair).
+  enum class Links { none, own };
 
  public:
   explicit PairPass(const PairInput<Real>& in) : Cells(in) {}
@@ -174,7 +163,6 @@ class PairPass : PairCells<P, Real, D, Wrap> {
     Group<R> f;
     f.g0 = g0;
     f.nv = nv;
-    f.valid = nv >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << nv) - 1;
     for (int r = 0; r < R; ++r) {
       const std::uint32_t o = g0 + std::uint32_t(r * W);
       const M live = P::lane_lt(int(nv) - r * W);
@@ -193,7 +181,6 @@ class PairPass : PairCells<P, Real, D, Wrap> {
     }
     f.r2 = P::splat(in_.radius2);
     f.cosv = P::splat(in_.cos_half_view);
-    refresh_roots(f);
     Acc<R> a;
     for (int r = 0; r < R; ++r) {
       a.best[r] = P::splat(inf);
@@ -202,17 +189,14 @@ class PairPass : PairCells<P, Real, D, Wrap> {
     for (int k = 0; k < nruns; ++k) {
       const PairRun<Real>& run = runs[k];
       const std::uint32_t g1 = g0 + nv;
-      // Before the group in cell order: no links (the earlier boid links); the group itself:
-      // its own pairs (lane i links j > i) and no self-pair; after it: links.
+      // Before the group in cell order, the group itself (no self-pair), after it.
       const std::uint32_t e1 = std::min(run.e, g0), b2 = std::max(run.b, g0),
                           e2 = std::min(run.e, g1), b3 = std::max(run.b, g1);
       if (run.b < e1) scan_run<Links::none>(run, run.b, e1, f, a);
       if (b2 < e2) scan_run<Links::own>(run, b2, e2, f, a);
-
-      if (b3 < run.e) scan_run<Links::all>(run, b3, run.e, f, a);
+      if (b3 < run.e) scan_run<Links::none>(run, b3, run.e, f, a);
     }
     flush(a);
-    out.batched += a.batched;
     alignas(64) Real best[R * W];
     for (int r = 0; r < R; ++r) store_lanes(a.best[r], best + r * W);
     int cc[3] = {gcc[0], gcc[1], gcc[2]};  // the cell of lane l's boid
@@ -240,51 +224,6 @@ class PairPass : PairCells<P, Real, D, Wrap> {
         out.nnd_count += 1;
       }
     }
-  }
-
-  // An ancestor of each lane's boid (its root now) and whether they share one.
-  template <int R>
-  void refresh_roots(Group<R>& f) const {
-    f.common = kNone;
-    for (std::uint32_t l = 0; l < f.nv; ++l) f.root[l] = pair_root(in_.parent, f.g0 + l);
-    f.common = f.root[0];
-    for (std::uint32_t l = 1; l < f.nv; ++l) f.common = f.root[l] == f.common ? f.common : kNone;
-  }
-
-  // Links (i, j) for the lanes in `need`: only those whose sets differ are united. Each
-  // lane's ancestor is then moved up to its root, so later candidates take the short path.
-  template <int R>
-  void link(std::uint64_t need, std::uint32_t j, Group<R>& f) const {
-    // Most often j is still a root above the lanes' shared ancestor (nobody before linked
-    // it): hang it there directly. parent[x] <= x holds, and every lane is j's set now.
-    std::uint32_t expected = j;
-    if (f.common < j &&
-        in_.parent[j].compare_exchange_strong(expected, f.common, std::memory_order_acq_rel))
-      return;
-    for (; need; need &= need - 1) {
-      const std::uint32_t l = std::uint32_t(std::countr_zero(need));
-      const std::uint32_t rj = pair_root(in_.parent, j);
-      const std::uint32_t ri = pair_root(in_.parent, f.root[l]);
-      if (ri != rj) pair_unite(in_.parent, ri, rj);
-      f.root[l] = pair_root(in_.parent, ri);
-    }
-    f.common = f.root[0];
-    for (std::uint32_t l = 1; l < f.nv; ++l) f.common = f.root[l] == f.common ? f.common : kNone;
-  }
-
-  // The candidates scan() collected: those hanging directly under the lanes' shared ancestor
-  // by now (an earlier link of the batch moved it) need nothing.
-  // Returns how many needed a link.
-  template <int R>
-  std::uint64_t link_pending(const std::uint32_t* pj, const std::uint64_t* pbits, int np,
-                             Group<R>& f) const {
-    std::uint64_t linked = 0;
-    for (int k = 0; k < np; ++k) {
-      if (in_.parent[pj[k]].load(std::memory_order_relaxed) == f.common) continue;
-      link(pbits[k], pj[k], f);
-      linked += 1;
-    }
-    return linked;
   }
 
   static void store_lanes(B x, Real* out) {
@@ -329,11 +268,10 @@ class PairPass : PairCells<P, Real, D, Wrap> {
       for (int c = 0; c < D; ++c) sh[c] = P::splat(run.sh[c]);
     }
     // Locals the compiler keeps in registers (through the references they would be reloaded
-    // every candidate); link() changes f, so `common` is re-read after it.
+    // every candidate).
     const Real* px = in_.p[0];
     const Real* py = in_.p[1];
     const Real* pz = in_.p[2];
-    std::atomic<std::uint32_t>* const parent = in_.parent;
     const B r2 = f.r2;
     B best[R];
     typename Counter::C cnt[R];
@@ -341,20 +279,9 @@ class PairPass : PairCells<P, Real, D, Wrap> {
       best[r] = a.best[r];
       cnt[r] = a.cnt[r];
     }
-    std::uint32_t common = f.common;
-    const std::uint64_t valid = f.valid;
-    // The candidates to link, appended without a branch and linked in batches: whether one
-    // needs a link is data (taken for about one candidate in ten, when a boid nobody has
-    // linked yet comes within reach), so a branch there mispredicts about once per boid.
-    // Linking later is the same partition: only the order of the unions changes, and a stale
-    // `common` is still an ancestor all lanes share (sets only merge).
-    [[maybe_unused]] std::uint32_t pend_j[kPend];
-    [[maybe_unused]] std::uint64_t pend_bits[kPend];
-    [[maybe_unused]] int np = 0;
     for (std::uint32_t j = b; j < e; ++j) {
       B q[3];
       for (int c = 0; c < D; ++c) q[c] = P::splat((c == 0 ? px : c == 1 ? py : pz)[j]);
-      std::uint64_t within = 0;
       for (int r = 0; r < R; ++r) {
         B d[3];
         for (int c = 0; c < D; ++c) {
@@ -370,39 +297,15 @@ class PairPass : PairCells<P, Real, D, Wrap> {
           d2 = P::select(P::lane_lt(k), d2, P::select(P::lane_lt(k + 1), inf, d2));
         }
         best[r] = P::min(best[r], d2);
-        const M inside = d2 < r2;
-        M seen = inside;
+        M seen = d2 < r2;
         if constexpr (Cone) {
           B dot = d[0] * f.v[0][r];  // the model's view test (core/model.hpp), lane by lane
           for (int c = 1; c < D; ++c) dot = dot + d[c] * f.v[c][r];
-          seen = P::and_(inside, (dot >= (P::sqrt(d2) * f.vlen[r]) * f.cosv) || f.nocone[r]);
+          seen = P::and_(seen, (dot >= (P::sqrt(d2) * f.vlen[r]) * f.cosv) || f.nocone[r]);
         }
         cnt[r] = Counter::add(cnt[r], seen);
-        if constexpr (L != Links::none) within |= P::bits(inside) << (r * W);
-      }
-      if constexpr (L != Links::none) {
-        std::uint64_t bits = within & valid;
-        if constexpr (L == Links::own) bits &= (std::uint64_t(1) << (j - f.g0)) - 1;  // lanes < j
-        // None when j hangs directly under the lanes' shared ancestor; masked, not branched
-        // (whether some lane is within reach is a coin toss, this test rarely fails).
-        const std::uint32_t pj = parent[j].load(std::memory_order_relaxed);
-        bits &= std::uint64_t(0) - std::uint64_t(pj != common);
-        if constexpr (L == Links::all) {
-          pend_j[np] = j;
-          pend_bits[np] = bits;
-          np += bits != 0;
-          if (np == kPend) [[unlikely]] {
-            a.batched += link_pending(pend_j, pend_bits, np, f);
-            common = f.common;
-            np = 0;
-          }
-        } else if (bits) [[unlikely]] {  // the group's own pairs: few, and they move `common`
-          link(bits, j, f);
-          common = f.common;
-        }
       }
     }
-    if constexpr (L == Links::all) a.batched += link_pending(pend_j, pend_bits, np, f);
     for (int r = 0; r < R; ++r) {
       a.best[r] = best[r];
       a.cnt[r] = cnt[r];
@@ -439,6 +342,7 @@ void fill_pair_table(PairTable<Real>& t) {
   t.fn[1][2][1] = &pair_entry<P, Real, 3, PairWrap::min_image, true>;
   t.turn = &turn_many<Pk<double>, Real>;
   fill_moment_table<Pk<double>, Real>(t);
+  fill_link_table<P, Real>(t);
 }
 
 }  // namespace

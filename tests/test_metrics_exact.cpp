@@ -149,22 +149,20 @@ TEST_CASE("metrics of a grid world equal those of the same state in a naive worl
   }
 }
 
-TEST_CASE("metrics find the clusters of a brute-force union-find, clumped, on any thread count",
-          "[metrics][parallel]") {
-  // 240 clumps of 1 to 24 boids (cells of up to 24 boids: several SIMD groups per cell, and
-  // blocks of the parallel loop split cells), the radius just above a clump's size, so most
-  // clumps are clusters of their own and some touch: the cluster count is in the hundreds
-  // and every link matters. Compared with an O(n^2) union-find in double, which equals the
-  // pass's float test here because no pair lies within 1e-3 of the radius.
+// `clumps` clumps of base + c % spread boids each, within a cube of edge `width`, in a box of 80
+// with radius 2; the metrics' clusters against an O(n^2) union-find in double, which equals the
+// pass's float test because no pair lies within 1e-3 of the radius.
+void check_clumps(unsigned seed, int clumps, int base, int spread, double width, std::uint64_t lo,
+                  std::uint64_t hi) {
   for (Boundary bnd : {Boundary::wrap, Boundary::reflect}) {
     WorldDef d = exact_def(3, bnd, boids::Precision::f32, 80, 2.0, 360, 0);
-    std::mt19937_64 g(41);
+    std::mt19937_64 g(seed);
     std::uniform_real_distribution<double> u(0, 1);
     std::vector<double> pos, vel;
-    for (int c = 0; c < 240; ++c) {
+    for (int c = 0; c < clumps; ++c) {
       const double cx = 4 + 72 * u(g), cy = 4 + 72 * u(g), cz = 4 + 72 * u(g);
-      for (int k = 0; k < 1 + c % 24; ++k) {
-        pos.insert(pos.end(), {cx + 1.2 * u(g), cy + 1.2 * u(g), cz + 1.2 * u(g)});
+      for (int k = 0; k < base + c % spread; ++k) {
+        pos.insert(pos.end(), {cx + width * u(g), cy + width * u(g), cz + width * u(g)});
         vel.insert(vel.end(), {u(g) - 0.5, u(g) - 0.5, u(g) - 0.5});
       }
     }
@@ -195,8 +193,8 @@ TEST_CASE("metrics find the clusters of a brute-force union-find, clumped, on an
     for (std::size_t i = 0; i < n; ++i) largest = std::max(largest, ++size[find(i)]);
     for (std::size_t i = 0; i < n; ++i) clusters += find(i) == i;
     INFO("boundary " << int(bnd) << " boids " << n << " clusters " << clusters);
-    CHECK(clusters > 100);
-    CHECK(clusters < 240);
+    CHECK(clusters > lo);
+    CHECK(clusters < hi);
     const FlockMetrics ref = boids::MetricsCalculator(1).compute(w);
     CHECK(ref.clusters == clusters);
     CHECK(ref.largest_cluster == double(largest) / double(n));
@@ -208,6 +206,23 @@ TEST_CASE("metrics find the clusters of a brute-force union-find, clumped, on an
       }
     }
   }
+}
+
+TEST_CASE("metrics find the clusters of a brute-force union-find, clumped, on any thread count",
+          "[metrics][parallel]") {
+  // 240 clumps of 1 to 24 boids (cells of up to 24 boids: several SIMD groups per cell, and
+  // blocks of the parallel loop split cells), the radius just above a clump's size, so most
+  // clumps are clusters of their own and some touch: the cluster count is in the hundreds
+  // and every link matters; many cells hold more than one cluster (the link pass's cells
+  // that are not one set).
+  check_clumps(41, 240, 1, 24, 1.2, 100, 240);
+}
+
+TEST_CASE("metrics find the clusters of large clumps (cells of more than 64 boids)",
+          "[metrics][parallel]") {
+  // 30 tight clumps of 70 to 129 boids: most lie in one or two cells, so cells hold more than
+  // 64 boids and the link pass unites their own pairs one by one instead of by bit masks.
+  check_clumps(42, 30, 70, 60, 0.5, 10, 31);
 }
 
 TEST_CASE("metrics sums in SIMD lanes equal the one-boid loop at extreme values, kinds mixed",
@@ -314,12 +329,18 @@ TEST_CASE("the metrics pair pass spans focal groups over sparse cells, with the 
         sh.cell_start[std::size_t(in.n[0]) * std::size_t(in.n[1]) * std::size_t(in.n[2])];
     REQUIRE(n == 16000);
     REQUIRE(sh.readable >= n + md::kPairRead);
+    const std::size_t ncells = std::size_t(in.n[0]) * std::size_t(in.n[1]) * std::size_t(in.n[2]);
+    std::vector<std::uint8_t> uniform(ncells);
+    in.uniform = uniform.data();
     auto pass = [&](std::vector<std::uint32_t>& roots) {
       std::vector<std::atomic<std::uint32_t>> parent(n + md::kPairPad);
       for (std::size_t i = 0; i < parent.size(); ++i) parent[i].store(std::uint32_t(i));
       in.parent = parent.data();
       md::PairSums sums;
       md::select_pair_fn<float>(3, in.wrap, false)(in, 0, n, sums);
+      const md::LinkFn<float> links = md::select_link_fn<float>(3, in.wrap);
+      links(in, 0, ncells, 0, sums);
+      links(in, 0, ncells, 1, sums);
       roots.resize(n);
       for (std::size_t i = 0; i < n; ++i) {
         std::uint32_t r = std::uint32_t(i);
@@ -335,9 +356,11 @@ TEST_CASE("the metrics pair pass spans focal groups over sparse cells, with the 
       ref = pass(ref_roots);
     }
     CHECK(ref.spanned == 0);
-    // The links after a group are collected and made in batches (every set, scalar too): most
-    // boids are hung under a set from there, once each.
-    CHECK(ref.batched > n / 2);
+    // The links by cells (every set, scalar too): each cell meets the non-empty ones of its 13
+    // earlier neighbours (about 2 boids a cell here), and many of those pairs are already
+    // joined (no distance computed).
+    CHECK(ref.cell_pairs > ncells * 6);
+    CHECK(ref.joined > ref.cell_pairs / 3);
     CHECK(ref.neighbours > n);
     CHECK(ref.nnd_count == n);
     for (boids::Isa isa : boids::test::testable_isas()) {
@@ -346,7 +369,8 @@ TEST_CASE("the metrics pair pass spans focal groups over sparse cells, with the 
       INFO("isa " << boids::isa_name(isa) << " wrap " << (bnd == Boundary::wrap));
       const md::PairSums s = pass(roots);
       CHECK(s.spanned > n / 100);
-      CHECK(s.batched > n / 2);
+      CHECK(s.cell_pairs == ref.cell_pairs);
+      CHECK(s.joined > s.cell_pairs / 3);
       CHECK(s.neighbours == ref.neighbours);
       CHECK(s.nnd == ref.nnd);
       CHECK(s.nnd_count == ref.nnd_count);
