@@ -115,7 +115,10 @@ TEST_CASE("recording frames copies nothing the size of the flock", "[stream][rec
       w.step(1);
       r.frame(w);
       r.finish();
-      CHECK(engine_of(w).bytes_per_boid() == before);
+      // A copy of the flock would add at least 12 B per boid; the step between the frames may
+      // add a slot to the row loop's scratch pool (as many as tasks ran at once), a few
+      // hundred kB at most.
+      CHECK(engine_of(w).bytes_per_boid() < before + 4);
       // The frame is the state in id order: the last row holds the highest id.
       const std::string text = slurp(p);
       if (std::string(ext) == ".csv") {
