@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 namespace boids::list_detail {
@@ -307,29 +308,29 @@ std::uint32_t lane_group(const GatherInput<float>& in, const LaneCell<float>& c,
   F key[S];
   for (int t = 0; t < S; ++t) key[t] = binf;
   // No lane holds more than `depth` finite keys (cnt: its visible candidates), so when
-  // depth <= S / 2 its places S / 2 .. S - 1 stay +inf and the network needs only the first
-  // S / 2 (a key pushed past them is +inf): the same S keys per lane, about half the min/max.
+  // depth <= S / 2 (or S / 4) its places from there on stay +inf and the network needs only the
+  // first S / 2 (S / 4; a key pushed past them is +inf): the same S keys per lane, about half
+  // (a quarter of) the min/max.
   const int depth = L::hmax(cnt);
-  constexpr int Sh = S / 2;
-  if (depth <= Sh) {
+  auto insert = [&](auto places) {
+    constexpr int M = decltype(places)::value;
+    for (std::uint32_t e = 0; e < nk; ++e) {
+      F x = L::load(kept + std::size_t(e) * W);
+      for (int t = 0; t < M; ++t) {
+        const F lo = L::min(key[t], x);
+        x = L::max(key[t], x);
+        key[t] = lo;
+      }
+    }
+  };
+  if (depth <= S / 4) {
     if (c.groups) ++c.groups[3];
-    for (std::uint32_t e = 0; e < nk; ++e) {
-      F x = L::load(kept + std::size_t(e) * W);
-      for (int t = 0; t < Sh; ++t) {
-        const F lo = L::min(key[t], x);
-        x = L::max(key[t], x);
-        key[t] = lo;
-      }
-    }
+    insert(std::integral_constant<int, S / 4>{});
+  } else if (depth <= S / 2) {
+    if (c.groups) ++c.groups[3];
+    insert(std::integral_constant<int, S / 2>{});
   } else {
-    for (std::uint32_t e = 0; e < nk; ++e) {
-      F x = L::load(kept + std::size_t(e) * W);
-      for (int t = 0; t < S; ++t) {
-        const F lo = L::min(key[t], x);
-        x = L::max(key[t], x);
-        key[t] = lo;
-      }
-    }
+    insert(std::integral_constant<int, S>{});
   }
   // A boid's C lists merged pairwise (both lanes of a pair end with the same S keys).
   auto merge = [&]<int H>() {
