@@ -126,8 +126,8 @@ struct LaneCell {
   /// cell's stencil crosses no seam of a shift grid, so the plain d is every visible
   /// candidate's minimum image there (list_step.cpp).
   bool wrap_axis[3] = {true, true, true};
-  /// Where the float AVX2 / AVX-512 kernel counts its groups of 4, 2 and 1 boids (null: not
-  /// counted; parallel/list_lanes_multi_impl.hpp).
+  /// Where the float AVX2 / AVX-512 kernel counts its groups of 4, 2 and 1 boids, and in [3]
+  /// those whose insertion ran short (null: not counted; parallel/list_lanes_multi_impl.hpp).
   std::uint64_t* groups = nullptr;
   /// Where the float AVX2 / AVX-512 kernel stages its selections (required there; the others
   /// sum them themselves), the cell's first boid at row index row_off. Only when every id of

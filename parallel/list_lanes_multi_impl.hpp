@@ -25,6 +25,8 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
+#include <utility>
 
 namespace boids::list_detail {
 namespace {
@@ -52,6 +54,14 @@ struct Lanes8 {  // AVX2
   static F only(K m, F a) { return _mm256_and_ps(m, a); }  // m ? a : 0
   static unsigned bits(K m) { return unsigned(_mm256_movemask_ps(m)); }
   static I add_i(I a, I b) { return _mm256_add_epi32(a, b); }
+  // cnt + 1 in the lanes of m.
+  static I count(I cnt, K m) { return _mm256_sub_epi32(cnt, _mm256_castps_si256(m)); }
+  static int hmax(I a) {
+    __m128i x = _mm_max_epi32(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
+    x = _mm_max_epi32(x, _mm_shuffle_epi32(x, 0x4E));
+    x = _mm_max_epi32(x, _mm_shuffle_epi32(x, 0xB1));
+    return _mm_cvtsi128_si32(x);
+  }
   // Lanes whose candidate is in the range and not the lane's own boid.
   static K valid(I rel, I self, I end) {
     return _mm256_castsi256_ps(
@@ -67,13 +77,13 @@ struct Lanes8 {  // AVX2
   static I loadi(const std::int32_t* p) {
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
   }
-  // Lane l: x[l / C] (x: 4 floats).
+  // Lane l: x[l / C].
   template <int C>
-  static F spread(const float* x) {
+  static F spread(__m128 x) {
     const __m256i i = C == 2   ? _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3)
                       : C == 4 ? _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1)
                                : _mm256_setzero_si256();
-    return _mm256_permutevar8x32_ps(_mm256_castps128_ps256(_mm_load_ps(x)), i);
+    return _mm256_permutevar8x32_ps(_mm256_castps128_ps256(x), i);
   }
   // Lane l: p[l % C] (readable C floats).
   template <int C>
@@ -129,23 +139,26 @@ struct Lanes16 {  // AVX-512 (F only: the float bit operations go through the in
   static F only(K m, F a) { return _mm512_maskz_mov_ps(m, a); }
   static unsigned bits(K m) { return unsigned(m); }
   static I add_i(I a, I b) { return _mm512_add_epi32(a, b); }
+  static I count(I cnt, K m) { return _mm512_mask_add_epi32(cnt, m, cnt, _mm512_set1_epi32(1)); }
+  static int hmax(I a) { return _mm512_reduce_max_epi32(a); }
   static K valid(I rel, I self, I end) {
     return K(_mm512_cmpneq_epi32_mask(rel, self) & _mm512_cmplt_epi32_mask(rel, end));
   }
   static F key(K m, F d2, F high, I rel, F inf) {
+    // (d2 & high) | rel in one ternary-logic op (0xEA: a & b | c), then inf where m is clear.
     const __m512i x =
-        _mm512_or_si512(_mm512_and_si512(_mm512_castps_si512(d2), _mm512_castps_si512(high)), rel);
+        _mm512_ternarylogic_epi32(_mm512_castps_si512(d2), _mm512_castps_si512(high), rel, 0xEA);
     return _mm512_mask_blend_ps(m, inf, _mm512_castsi512_ps(x));
   }
   static void store(float* p, F a) { _mm512_store_ps(p, a); }
   static F load(const float* p) { return _mm512_load_ps(p); }
   static I loadi(const std::int32_t* p) { return _mm512_loadu_si512(p); }
   template <int C>
-  static F spread(const float* x) {
+  static F spread(__m128 x) {
     const __m512i i = C == 4   ? _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3)
                       : C == 8 ? _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1)
                                : _mm512_setzero_si512();
-    return _mm512_permutexvar_ps(i, _mm512_castps128_ps512(_mm_load_ps(x)));
+    return _mm512_permutexvar_ps(i, _mm512_castps128_ps512(x));
   }
   template <int C>
   static F bcast(const float* p) {
@@ -239,32 +252,33 @@ std::uint32_t lane_group(const GatherInput<float>& in, const LaneCell<float>& c,
   const I step = L::set1i(C);
   const std::uint32_t range = c.end - c.begin;
   const I endv = L::set1i(int(range));
-  alignas(16) float lp[3][4], lv[3][4], lr2[4];
+  // The group's boids as 4 lanes, built in registers (stored as scalars and loaded as one
+  // vector they cost a store-forwarding stall each).
+  std::uint32_t sl[4];
+  float r2l[4];
   for (int l = 0; l < 4; ++l) {
     const std::uint32_t b = g0 + std::uint32_t(l < lanes ? l : 0);
-    const std::uint32_t s = c.bslot ? c.bslot[b] : c.first + b;
-    for (int a = 0; a < D; ++a) {
-      lp[a][l] = in.p[a][s];
-      lv[a][l] = in.v[a][s];
-    }
-    lr2[l] = l < lanes ? (c.r2 ? c.r2[b] : in.radius2) : -1.0f;  // -1: sees nothing
+    sl[l] = c.bslot ? c.bslot[b] : c.first + b;
+    r2l[l] = l < lanes ? (c.r2 ? c.r2[b] : in.radius2) : -1.0f;  // -1: sees nothing
   }
+  auto four = [&](const float* x) { return _mm_setr_ps(x[sl[0]], x[sl[1]], x[sl[2]], x[sl[3]]); };
   F pi[D], vv[D];
   for (int a = 0; a < D; ++a) {
-    pi[a] = L::template spread<C>(lp[a]);
-    vv[a] = L::template spread<C>(lv[a]);
+    pi[a] = L::template spread<C>(four(in.p[a]));
+    vv[a] = L::template spread<C>(four(in.v[a]));
   }
   F vi2 = L::mul(vv[0], vv[0]);
   for (int a = 1; a < D; ++a) vi2 = L::add(vi2, L::mul(vv[a], vv[a]));
   const F vlen = L::sqrt(vi2);
   const bool any_cone = !in.full_view && L::bits(L::gt(vlen, zero)) != 0;
   const K no_cone = L::le(vlen, zero);
-  const F r2 = L::template spread<C>(lr2);
+  const F r2 = L::template spread<C>(_mm_setr_ps(r2l[0], r2l[1], r2l[2], r2l[3]));
   // A lane's own boid, by its index in the range: never its own neighbour.
   const I self = L::add_i(L::set1i(int(c.self0 + g0 - c.begin)), L::loadi(lane_b));
   alignas(64) float kept[(kLaneMaxRange / C + 1) * W];
   std::uint32_t nk = 0;
   I rel = L::loadi(lane_c);  // each lane's candidate, by its index in the range
+  I cnt = L::set1i(0);       // each lane's visible candidates so far
   const float* cp[D];
   for (int a = 0; a < D; ++a) cp[a] = c.cp[a] + c.begin;
   for (std::uint32_t q = 0; q < range; q += C, rel = L::add_i(rel, step)) {
@@ -289,16 +303,34 @@ std::uint32_t lane_group(const GatherInput<float>& in, const LaneCell<float>& c,
     m = L::kand(m, L::valid(rel, self, endv));
     L::store(kept + std::size_t(nk) * W, L::key(m, d2, high, rel, binf));
     nk += std::uint32_t(L::bits(m) != 0);
+    cnt = L::count(cnt, m);
   }
   F key[S];
   for (int t = 0; t < S; ++t) key[t] = binf;
-  for (std::uint32_t e = 0; e < nk; ++e) {
-    F x = L::load(kept + std::size_t(e) * W);
-    for (int t = 0; t < S; ++t) {
-      const F lo = L::min(key[t], x);
-      x = L::max(key[t], x);
-      key[t] = lo;
+  // No lane holds more than `depth` finite keys (cnt: its visible candidates), so when
+  // depth <= S / 2 (or S / 4) its places from there on stay +inf and the network needs only the
+  // first S / 2 (S / 4; a key pushed past them is +inf): the same S keys per lane, about half
+  // (a quarter of) the min/max.
+  const int depth = L::hmax(cnt);
+  auto insert = [&](auto places) {
+    constexpr int M = decltype(places)::value;
+    for (std::uint32_t e = 0; e < nk; ++e) {
+      F x = L::load(kept + std::size_t(e) * W);
+      for (int t = 0; t < M; ++t) {
+        const F lo = L::min(key[t], x);
+        x = L::max(key[t], x);
+        key[t] = lo;
+      }
     }
+  };
+  if (depth <= S / 4) {
+    if (c.groups) ++c.groups[3];
+    insert(std::integral_constant<int, S / 4>{});
+  } else if (depth <= S / 2) {
+    if (c.groups) ++c.groups[3];
+    insert(std::integral_constant<int, S / 2>{});
+  } else {
+    insert(std::integral_constant<int, S>{});
   }
   // A boid's C lists merged pairwise (both lanes of a pair end with the same S keys).
   auto merge = [&]<int H>() {

@@ -42,6 +42,10 @@ std::uint64_t list_lane_unsettled() noexcept;
 /// started: for the tests.
 std::uint64_t list_lane_groups(int boids) noexcept;
 
+/// Groups of that kernel whose insertion network ran on half its k + 1 places (no lane saw
+/// more visible candidates), since the program started: for the tests.
+std::uint64_t list_lane_short_inserts() noexcept;
+
 /// x-rows of the row pass whose stencil copy reused the previous row's (RowCopy::slide,
 /// parallel/list_row_copy.hpp), since the program started: for the tests.
 std::uint64_t list_row_copy_slides() noexcept;
