@@ -469,42 +469,38 @@ struct Kernel {
       none.d2 = P::splat(std::numeric_limits<Real>::infinity());
       for (int c = 0; c < D; ++c) none.d[c] = P::splat(Real(0));
       // Two boids of the cell at a time (run_pair) when both see the same way; with the
-      // tracker, each boid's own. (A branch per pair on track: a generic lambda per TN was
-      // left out of line by GCC, and the plain kernel got 5-10 % slower.)
-      for (; i + 1 < last; i += 2) {
-        const std::uint32_t self = own + (i - first);
-        Boid me[2];
-        const bool full0 = setup(self, me[0]), full1 = setup(self + 1, me[1]);
-        Acc a[2];
-        clear(a[0]);
-        clear(a[1]);
-        Near tr[2] = {none, none};
-        if (full0 == full1) {
-          if (!track && full0)
-            run_pair<true, false>(g, me, bp, bv, lo, hi, self, a, tr);
-          else if (!track)
-            run_pair<false, false>(g, me, bp, bv, lo, hi, self, a, tr);
-          else if (full0)
-            run_pair<true, true>(g, me, bp, bv, lo, hi, self, a, tr);
-          else
-            run_pair<false, true>(g, me, bp, bv, lo, hi, self, a, tr);
-          ++pairs;
-        } else {
-          for (int b = 0; b < 2; ++b) {
-            const bool full = b == 0 ? full0 : full1;
-            if (full && !track)
-              run<true, false>(g, me[b], bp, bv, lo, hi, self + b, a[b], tr[b]);
-            else if (!track)
-              run<false, false>(g, me[b], bp, bv, lo, hi, self + b, a[b], tr[b]);
-            else if (full)
-              run<true, true>(g, me[b], bp, bv, lo, hi, self + b, a[b], tr[b]);
+      // tracker (TN), each boid's own.
+      auto pairs_of_cell = [&]<bool TN>() {
+        for (; i + 1 < last; i += 2) {
+          const std::uint32_t self = own + (i - first);
+          Boid me[2];
+          const bool full0 = setup(self, me[0]), full1 = setup(self + 1, me[1]);
+          Acc a[2];
+          clear(a[0]);
+          clear(a[1]);
+          Near tr[2] = {none, none};
+          if (full0 == full1) {
+            if (full0)
+              run_pair<true, TN>(g, me, bp, bv, lo, hi, self, a, tr);
             else
-              run<false, true>(g, me[b], bp, bv, lo, hi, self + b, a[b], tr[b]);
+              run_pair<false, TN>(g, me, bp, bv, lo, hi, self, a, tr);
+            ++pairs;
+          } else {
+            for (int b = 0; b < 2; ++b) {
+              if (b == 0 ? full0 : full1)
+                run<true, TN>(g, me[b], bp, bv, lo, hi, self + b, a[b], tr[b]);
+              else
+                run<false, TN>(g, me[b], bp, bv, lo, hi, self + b, a[b], tr[b]);
+            }
           }
+          store(i, a[0], tr[0]);
+          store(i + 1, a[1], tr[1]);
         }
-        store(i, a[0], tr[0]);
-        store(i + 1, a[1], tr[1]);
-      }
+      };
+      if (track)
+        pairs_of_cell.template operator()<true>();
+      else
+        pairs_of_cell.template operator()<false>();
       for (; i < last; ++i) {
         const std::uint32_t self = own + (i - first);
         Boid me;
