@@ -155,15 +155,13 @@ struct Kernel {
     if constexpr (TN) near = nr;
   }
 
-  // run<Full, TN> for two boids of one cell at once (the same candidate range): each
+  // run<Full, false> for two boids of one cell at once (the same candidate range): each
   // candidate batch is loaded once and summed into both boids' lanes, the same operations in
-  // the same order per boid as run, so the same bits; the two boids' chains interleave. TN:
-  // each boid's own tracker (near[0], near[1]), updated as run's; its pairs are rare, so the
-  // trackers may live in memory.
-  template <bool Full, bool TN>
+  // the same order per boid as run, so the same bits; the two boids' chains interleave.
+  template <bool Full>
   static inline void run_pair(const GridView<Real>& g, const Boid* me, const Real* const* bp,
                               const Real* const* bv, std::uint32_t lo, std::uint32_t hi,
-                              std::uint32_t self0, Acc* acc, [[maybe_unused]] Near* near) {
+                              std::uint32_t self0, Acc* acc) {
     Acc a0 = acc[0], a1 = acc[1];
     const B r2 = P::splat(g.kp.radius2);
     const B rs2 = P::splat(g.kp.sep_radius2);
@@ -171,10 +169,8 @@ struct Kernel {
     const B one = P::splat(Real(1));
     const B tiny = P::splat(std::numeric_limits<Real>::min());
     const bool linear = g.kp.sep_linear;
-    [[maybe_unused]] const B cm2 = P::splat(g.kp.beh.closest_min2);
-    [[maybe_unused]] const B rt2 = P::splat(std::max(g.kp.sep_radius2, g.kp.beh.closest_min2));
-    auto one_boid = [&](const Boid& b, std::uint32_t self, Acc& a, [[maybe_unused]] Near& nr, int u,
-                        std::uint32_t o, const B* pc, const B* vc) {
+    auto one_boid = [&](const Boid& b, std::uint32_t self, Acc& a, int u, std::uint32_t o,
+                        const B* pc, const B* vc) {
       B d[D];
       B d2 = zero;
       for (int c = 0; c < D; ++c) {
@@ -196,32 +192,10 @@ struct Kernel {
         a.d[c][u] = P::add_if(a.d[c][u], m, d[c]);
         a.v[c][u] = P::add_if(a.v[c][u], m, vc[c]);
       }
-      if constexpr (!TN) {
-        const M ms = P::and_(m, P::and_(d2 >= tiny, d2 < rs2));
-        if (W == 16 || P::any(ms)) {
-          const B inv = linear ? one : one / d2;
-          for (int c = 0; c < D; ++c) a.s[c][u] = P::sub_if(a.s[c][u], ms, d[c] * inv);
-        }
-      } else {
-        // run's rare pairs: separation's and the tracker's, the tracker behind its branch.
-        const M rare = W == 16 ? m : P::and_(m, d2 < rt2);
-        if (W == 16 || P::any(rare)) {
-          const M ms = P::and_(rare, P::and_(d2 >= tiny, d2 < rs2));
-          const B inv = linear ? one : one / d2;
-          for (int c = 0; c < D; ++c) a.s[c][u] = P::sub_if(a.s[c][u], ms, d[c] * inv);
-          const M close = P::and_(rare, d2 < cm2);
-          if (W == 16 && !P::any(close)) return;
-          M take = P::and_(close, d2 < nr.d2);
-          const M tie = P::and_(close, d2 == nr.d2);
-          if (P::any(tie)) {  // equal d2: the lexicographically smaller offset (rare)
-            M lt = d[D - 1] < nr.d[D - 1];
-            for (int c = D - 2; c >= 0; --c)
-              lt = P::or_(d[c] < nr.d[c], P::and_(d[c] == nr.d[c], lt));
-            take = P::or_(take, P::and_(tie, lt));
-          }
-          nr.d2 = P::sel(take, d2, nr.d2);
-          for (int c = 0; c < D; ++c) nr.d[c] = P::sel(take, d[c], nr.d[c]);
-        }
+      const M ms = P::and_(m, P::and_(d2 >= tiny, d2 < rs2));
+      if (W == 16 || P::any(ms)) {
+        const B inv = linear ? one : one / d2;
+        for (int c = 0; c < D; ++c) a.s[c][u] = P::sub_if(a.s[c][u], ms, d[c] * inv);
       }
     };
     for (std::uint32_t j = lo; j < hi; j += V) {
@@ -236,8 +210,8 @@ struct Kernel {
           pc[c] = P::loadu(bp[c] + o);
           vc[c] = P::loadu(bv[c] + o);
         }
-        one_boid(me[0], self0, a0, near[0], u, o, pc, vc);
-        one_boid(me[1], self0 + 1, a1, near[1], u, o, pc, vc);
+        one_boid(me[0], self0, a0, u, o, pc, vc);
+        one_boid(me[1], self0 + 1, a1, u, o, pc, vc);
       }
     }
     acc[0] = a0;
@@ -468,9 +442,9 @@ struct Kernel {
       Near none;
       none.d2 = P::splat(std::numeric_limits<Real>::infinity());
       for (int c = 0; c < D; ++c) none.d[c] = P::splat(Real(0));
-      // Two boids of the cell at a time (run_pair) when both see the same way; with the
-      // tracker (TN), each boid's own.
-      auto pairs_of_cell = [&]<bool TN>() {
+      // Without the tracker, two boids of the cell at a time (run_pair) when both see the
+      // same way.
+      if (!track) {
         for (; i + 1 < last; i += 2) {
           const std::uint32_t self = own + (i - first);
           Boid me[2];
@@ -478,29 +452,24 @@ struct Kernel {
           Acc a[2];
           clear(a[0]);
           clear(a[1]);
-          Near tr[2] = {none, none};
           if (full0 == full1) {
             if (full0)
-              run_pair<true, TN>(g, me, bp, bv, lo, hi, self, a, tr);
+              run_pair<true>(g, me, bp, bv, lo, hi, self, a);
             else
-              run_pair<false, TN>(g, me, bp, bv, lo, hi, self, a, tr);
+              run_pair<false>(g, me, bp, bv, lo, hi, self, a);
             ++pairs;
           } else {
             for (int b = 0; b < 2; ++b) {
               if (b == 0 ? full0 : full1)
-                run<true, TN>(g, me[b], bp, bv, lo, hi, self + b, a[b], tr[b]);
+                run<true, false>(g, me[b], bp, bv, lo, hi, self + b, a[b], none);
               else
-                run<false, TN>(g, me[b], bp, bv, lo, hi, self + b, a[b], tr[b]);
+                run<false, false>(g, me[b], bp, bv, lo, hi, self + b, a[b], none);
             }
           }
-          store(i, a[0], tr[0]);
-          store(i + 1, a[1], tr[1]);
+          store(i, a[0], none);
+          store(i + 1, a[1], none);
         }
-      };
-      if (track)
-        pairs_of_cell.template operator()<true>();
-      else
-        pairs_of_cell.template operator()<false>();
+      }
       for (; i < last; ++i) {
         const std::uint32_t self = own + (i - first);
         Boid me;

@@ -197,7 +197,7 @@ FlockSums<Real> lane_sums(const GridView<Real>& g, std::uint32_t i) {
 }
 
 template <class Real, int D>
-void check_pairs(double view_angle, bool abm, bool track, std::uint64_t seed) {
+void check_pairs(double view_angle, bool abm, std::uint64_t seed) {
   WorldDef d = default_world_def();
   d.dims = D;
   d.boundary = Boundary::reflect;
@@ -206,13 +206,9 @@ void check_pairs(double view_angle, bool abm, bool track, std::uint64_t seed) {
   d.kinds[0].rules.separation_radius = 2;
   d.kinds[0].rules.view_angle = view_angle;
   if (abm) d.profile = Profile::abm;
-  if (track) {  // the threshold rules' closest-neighbour tracker rides along
-    d.kinds[0].behaviour.closest_separation = 1;
-    d.kinds[0].behaviour.closest_min_distance = 2;
-  }
   const ModelParams<Real> m = ModelParams<Real>::from_def(d);
   REQUIRE(row_simd_pair_rule(m.kind[0]));
-  REQUIRE(m.kind[0].track_nearest == track);
+  REQUIRE(!m.kind[0].track_nearest);
   REQUIRE(m.kind[0].sep_linear == abm);
   const std::size_t n = D == 3 ? 2000 : 600;
   BoidStore<Real> src, dst;
@@ -248,7 +244,7 @@ void check_pairs(double view_angle, bool abm, bool track, std::uint64_t seed) {
     CHECK(kernel_pair_runs() > before);  // the paired path ran
     for (std::size_t i = 0; i < n; ++i) {
       INFO(isa_name(isa) << " " << D << "D " << sizeof(Real) << "-byte reals, view " << view_angle
-                         << ", abm " << abm << ", track " << track << ", slot " << i);
+                         << ", abm " << abm << ", slot " << i);
       REQUIRE(got[i].k == ref[i].k);
       for (int c = 0; c < D; ++c) {
         REQUIRE(got[i].d[c] == ref[i].d[c]);
@@ -265,13 +261,10 @@ TEST_CASE("row kernels: two boids of a cell at once give the lane layout's sums 
           "[fastpath][grid]") {
   for (double view : {360.0, 250.0}) {
     for (bool abm : {false, true}) {
-      for (bool track : {false, true}) {
-        if (abm && track) continue;  // the profile has no behaviours
-        check_pairs<float, 2>(view, abm, track, 1);
-        check_pairs<double, 2>(view, abm, track, 2);
-        check_pairs<float, 3>(view, abm, track, 3);
-        check_pairs<double, 3>(view, abm, track, 4);
-      }
+      check_pairs<float, 2>(view, abm, 1);
+      check_pairs<double, 2>(view, abm, 2);
+      check_pairs<float, 3>(view, abm, 3);
+      check_pairs<double, 3>(view, abm, 4);
     }
   }
 }
