@@ -24,7 +24,9 @@
 
 #include "core/behaviour_avoid.hpp"
 #include "core/behaviour_kinds.hpp"
+#include "core/behaviour_lanes_ops_impl.hpp"
 #include "core/behaviour_math.hpp"
+#include "core/behaviour_rng_n.hpp"
 #include "core/behaviour_trig_n.hpp"
 #include "core/kernels.hpp"
 #include "core/obstacles.hpp"
@@ -36,147 +38,22 @@ namespace {
 namespace kernels_detail {
 
 template <class P, class Real, int D, Boundary BND>
-struct BehaviourLanes {
+struct BehaviourLanes : BehaviourLaneOps<P, Real, D, BND> {
+  using Ops = BehaviourLaneOps<P, Real, D, BND>;
   using B = typename P::B;
   using M = typename P::M;
   static constexpr int W = P::W;
-
-  struct Ctx {
-    B zero, one, minus_one, size, inv_size, ms;
-  };
-
-  static B dot(const B* a, const B* b, B zero) {
-    B s = zero;
-    for (int c = 0; c < D; ++c) s = s + a[c] * b[c];
-    return s;
-  }
-  // beh::normalize: a <- a / |a| where |a| > 0; returns |a|.
-  static B normalize(B* a, const Ctx& k) {
-    const B n = P::sqrt(dot(a, a, k.zero));
-    const M pos = n > k.zero;
-    const B inv = k.one / n;
-    for (int c = 0; c < D; ++c) a[c] = P::sel(pos, a[c] * inv, a[c]);
-    return n;
-  }
-  // beh::offset from the lanes' p to a fixed point q (min_image_near has min_image's bits).
-  static void offset_to(const B* p, const Real* q, B* out, const Ctx& k) {
-    for (int c = 0; c < D; ++c) {
-      out[c] = P::splat(q[c]) - p[c];
-      if constexpr (BND == Boundary::wrap)
-        out[c] = PreyLanes<P, Real, D, BND>::image(out[c], k.size, k.inv_size);
-    }
-  }
-  // beh::seek_dir: w * (dir / |dir| * speed - v), or w * (dir - v) for a zero dir.
-  static void seek_dir(Real w, const B* dir, const B* v, B* term, const Ctx& k) {
-    B des[D];
-    for (int c = 0; c < D; ++c) des[c] = dir[c];
-    const M pos = normalize(des, k) > k.zero;
-    const B wb = P::splat(w);
-    for (int c = 0; c < D; ++c) term[c] = wb * (P::sel(pos, des[c] * k.ms, des[c]) - v[c]);
-  }
-  static void add(B* force, const B* term) {
-    for (int c = 0; c < D; ++c) force[c] = force[c] + term[c];
-  }
-  static void add_if(B* force, const B* term, M m) {
-    for (int c = 0; c < D; ++c) force[c] = P::sel(m, force[c] + term[c], force[c]);
-  }
-  // beh::arrival_speed for the W lanes of `dist`: the pack's double lanes where it has them
-  // (XsimdPacks::arrival_speeds, the same operations, so the same bits), else per lane.
-  static void arrival_speeds(const Real* dist, Real ms, Real brake_acc, Real dt, Real* out) {
-    if constexpr (requires { P::arrival_speeds(dist, ms, brake_acc, dt, out); }) {
-      P::arrival_speeds(dist, ms, brake_acc, dt, out);
-    } else {
-      for (int l = 0; l < W; ++l) out[l] = beh::arrival_speed(dist[l], ms, brake_acc, dt);
-    }
-  }
-
-  // beh::arrive_to with the arrival speed per lane (arrival_speeds), and Steer::arriving
-  // (the first arrival of a lane lowers its speed floor) for the lanes of `m`.
-  static void arrive(Real w, Real mass, Real ms, Real brake_acc, Real dt, const B* to, const B* v,
-                     B v_len, M m, M& arriving, B& min_speed, B* force, const Ctx& k) {
-    B des[D];
-    for (int c = 0; c < D; ++c) des[c] = to[c];
-    const B dist = normalize(des, k);
-    alignas(64) Real dl[W], sl[W];
-    P::store(dl, dist);
-    arrival_speeds(dl, ms, brake_acc, dt, sl);
-    const B speed = P::load(sl);
-    const B wb = P::splat(w * mass / dt);
-    B term[D];
-    for (int c = 0; c < D; ++c) term[c] = wb * (des[c] * speed - v[c]);
-    // Steer::arriving: min(min_speed, speed * max(cos, 0)), cos = v.to / (|to| |v|) or 0.
-    const M first = P::and_(m, !arriving);
-    const B tn = P::sqrt(dot(to, to, k.zero));
-    const M both = P::and_(tn > k.zero, v_len > k.zero);
-    const B cosv = P::sel(both, dot(v, to, k.zero) / (tn * v_len), k.zero);
-    const B floor = speed * P::sel(cosv < k.zero, k.zero, cosv);
-    min_speed = P::sel(P::and_(first, floor < min_speed), floor, min_speed);
-    arriving = P::or_(arriving, m);
-    add_if(force, term, m);
-  }
-
-  // beh::follow_point per lane (the leader grid's look-up).
-  template <class T>
-  static M follow_points_grid(const ModelParams<Real>& m, const KindParams<Real>& kp,
-                              const BehaviourContext<Real>& bc, const std::uint32_t* ids,
-                              const std::uint32_t* slot, const T& t, B* tb, const Ctx& k) {
-    alignas(64) Real to[3][W], found[W];
-    for (int l = 0; l < W; ++l) {
-      Real q[3] = {0, 0, 0}, o[3] = {0, 0, 0};
-      for (int c = 0; c < D; ++c) q[c] = t[2 + 3 * D + c][l];
-      found[l] = beh::follow_point<Real, D>(m, kp, bc, ids[slot[l]], q, o) ? Real(1) : Real(0);
-      for (int c = 0; c < D; ++c) to[c][l] = o[c];
-    }
-    for (int c = 0; c < D; ++c) tb[c] = P::load(to[c]);
-    return P::load(found) != k.zero;
-  }
-
-  // beh::follow_point with the leader scan in lanes: every leader in id order, the offset
-  // and d2 as offset() and dot() give them, the scan's strict < (the first nearest; the
-  // lanes are kind 0, never a leader itself), the nearest's heading; then the boid's slot
-  // (follow_slot: its cube roots and sin/cos for the W lanes at once, cbrt_n and sin_cos_n).
-  static void follow_points_scan(const KindParams<Real>& kp, const BehaviourContext<Real>& bc,
-                                 const std::uint32_t* ids, const std::uint32_t* slot, const B* p,
-                                 B* tb, M& fm, const Ctx& k) {
-    const BehaviourParams<Real>& b = kp.beh;
-    B best2 = P::splat(std::numeric_limits<Real>::infinity());
-    B lh[D];
-    for (int c = 0; c < D; ++c) tb[c] = lh[c] = k.zero;
-    fm = k.zero != k.zero;
-    for (const SpecialAgent<Real>& a : bc.leaders) {
-      B d[D];
-      offset_to(p, a.p, d, k);
-      const B d2 = dot(d, d, k.zero);
-      const M lt = d2 < best2;
-      if (!P::any(lt)) continue;
-      Real h[3] = {a.v[0], a.v[1], D == 3 ? a.v[2] : Real(0)};
-      beh::normalize<Real, D>(h);
-      best2 = P::sel(lt, d2, best2);
-      for (int c = 0; c < D; ++c) {
-        tb[c] = P::sel(lt, d[c], tb[c]);
-        lh[c] = P::sel(lt, P::splat(h[c]), lh[c]);
-      }
-      fm = P::or_(fm, lt);
-    }
-    // beh::follow_slot per lane, its sin_cos for the W lanes at once (sin_cos_n).
-    alignas(64) Real sl[3][W], rl[W];
-    alignas(64) double r[W], a[W], z[W], sn[W], cs[W], kc[W];
-    if constexpr (D == 3) {
-      for (int l = 0; l < W; ++l) a[l] = double(ids[slot[l]]) + 0.5;
-      beh::cbrt_n(a, kc, std::size_t(W));  // std::cbrt's bits
-    }
-    for (int l = 0; l < W; ++l)
-      beh::follow_slot_angle_cbrt<D>(ids[slot[l]], double(kp.sep_radius2), D == 3 ? kc[l] : 0.0,
-                                     r[l], a[l], z[l]);
-    beh::sin_cos_n(a, sn, cs, std::size_t(W));
-    for (int l = 0; l < W; ++l) {
-      Real o[3] = {0, 0, 0};
-      rl[l] = beh::follow_slot_finish<Real, D>(r[l], z[l], sn[l], cs[l], b.follow_distance, o);
-      for (int c = 0; c < D; ++c) sl[c][l] = o[c];
-    }
-    const B back = P::splat(b.follow_distance) + P::load(rl);
-    for (int c = 0; c < D; ++c) tb[c] = tb[c] + (P::load(sl[c]) - lh[c] * back);
-  }
+  using Ctx = typename Ops::Ctx;
+  using Ops::add;
+  using Ops::add_if;
+  using Ops::arrive;
+  using Ops::clear_after_step;
+  using Ops::dot;
+  using Ops::follow_points_grid;
+  using Ops::follow_points_scan;
+  using Ops::normalize;
+  using Ops::offset_to;
+  using Ops::seek_dir;
 
   static void rows(const FinishView<Real>& f, std::uint32_t first, std::uint32_t count,
                    const FlockSums<Real>* sums) {
@@ -331,14 +208,9 @@ struct BehaviourLanes {
         alignas(64) Real u0[3][W], u1[3][W];
         const std::uint64_t key = std::uint64_t(wander_key0);
         alignas(64) double ang[2 * W], zs[2 * W], sn[2 * W], cs[2 * W];
-        for (int l = 0; l < W; ++l) {
-          const std::uint64_t stream = random_stream(ctx.seed, f.id[slot[l]], kStreamWander);
-          for (int j = 0; j < 2; ++j) {
-            const std::uint64_t kj = key + std::uint64_t(j);
-            ang[j * W + l] = 2.0 * 3.14159265358979323846 * random_unit_at(stream, kj * 4);
-            if constexpr (D == 3) zs[j * W + l] = 2.0 * random_unit_at(stream, kj * 4 + 1) - 1.0;
-          }
-        }
+        alignas(64) std::uint64_t idl[W];
+        for (int l = 0; l < W; ++l) idl[l] = f.id[slot[l]];
+        beh::wander_draws_n(ctx.seed, idl, key, D == 3, ang, zs, std::size_t(W));
         beh::sin_cos_n(ang, sn, cs, std::size_t(2 * W));
         for (int j = 0; j < 2; ++j) {
           Real(*u)[W] = j == 0 ? u0 : u1;
@@ -394,7 +266,10 @@ struct BehaviourLanes {
             q[c] = t[2 + 3 * D + c][l];
             vq[c] = t[2 + 4 * D + c][l];
           }
-          near_min[l] = beh::avoid_term<Real, D>(m, b, q, vq, ms, o);
+          // avoid_term's own first test, here without the call: most lanes have no obstacle
+          // near (a zero term, and avoid_distance as the nearest surface).
+          near_min[l] = w.obstacle_grid.none_near(q) ? b.avoid_distance
+                                                     : beh::avoid_term<Real, D>(m, b, q, vq, ms, o);
           for (int c = 0; c < D; ++c) at[c][l] = o[c];
         }
         for (int c = 0; c < D; ++c) term[c] = P::load(at[c]);
@@ -476,19 +351,41 @@ struct BehaviourLanes {
         P::store(o[c], x[c]);
         P::store(o[D + c], nv[c]);
       }
-      for (std::uint32_t l = 0; l < n; ++l) {
-        const std::uint32_t j = first + bt + l;
-        Real q[3] = {0, 0, 0}, po[3] = {0, 0, 0}, vo[3] = {0, 0, 0};
-        for (int c = 0; c < D; ++c) {
-          q[c] = t[2 + 3 * D + c][l];
-          po[c] = o[c][l];
-          vo[c] = o[D + c][l];
+      // The push-out for the lanes the step may take near an obstacle (clear_after_step in
+      // lanes: few), then the lanes to the outputs (whole registers for a full batch).
+      if (w.obstacles) {
+        const M clear = clear_after_step(m, p, x, P::load(near_min), k);
+        if (P::any(!clear)) {
+          alignas(64) Real cl[W];
+          P::store(cl, P::sel(clear, one, zero));
+          for (std::uint32_t l = 0; l < n; ++l) {
+            if (cl[l] != Real(0)) continue;
+            Real q[3] = {0, 0, 0}, po[3] = {0, 0, 0}, vo[3] = {0, 0, 0};
+            for (int c = 0; c < D; ++c) {
+              q[c] = t[2 + 3 * D + c][l];
+              po[c] = o[c][l];
+              vo[c] = o[D + c][l];
+            }
+            beh::push_out<Real, D>(m, q, po, vo, false);
+            for (int c = 0; c < D; ++c) {
+              o[c][l] = po[c];
+              o[D + c][l] = vo[c];
+            }
+          }
         }
-        if (w.obstacles && !beh::clear_after_step<Real, D>(m, q, po, near_min[l]))
-          beh::push_out<Real, D>(m, q, po, vo, false);
+      }
+      const std::uint32_t j0 = first + bt;
+      if (n == std::uint32_t(W)) {
         for (int c = 0; c < D; ++c) {
-          f.p_out[c][j] = po[c];
-          f.v_out[c][j] = vo[c];
+          P::storeu(f.p_out[c] + j0, P::load(o[c]));
+          P::storeu(f.v_out[c] + j0, P::load(o[D + c]));
+        }
+      } else {
+        for (std::uint32_t l = 0; l < n; ++l) {
+          for (int c = 0; c < D; ++c) {
+            f.p_out[c][j0 + l] = o[c][l];
+            f.v_out[c][j0 + l] = o[D + c][l];
+          }
         }
       }
     }

@@ -136,6 +136,7 @@ FinishRow<Real> select_finish_row(Isa isa, int dims, Boundary boundary) {
 
 SinCosN select_sin_cos_n(Isa isa) { return table_for<double>(isa).sin_cos_n; }
 CbrtN select_cbrt_n(Isa isa) { return table_for<double>(isa).cbrt_n; }
+WanderDrawsN select_wander_draws_n(Isa isa) { return table_for<double>(isa).wander_draws_n; }
 
 namespace {
 std::atomic<std::uint64_t> g_pair_runs{0};

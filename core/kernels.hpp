@@ -210,6 +210,12 @@ SinCosN select_sin_cos_n(Isa isa);
 using CbrtN = void (*)(const double* a, double* r, std::size_t n);
 CbrtN select_cbrt_n(Isa isa);
 
+/// The wander keyframes' draws of n boids (beh::wander_draws_n, core/behaviour_rng_n.hpp):
+/// random_unit_at's bits.
+using WanderDrawsN = void (*)(std::uint64_t seed, const std::uint64_t* ids, std::uint64_t key,
+                              bool three, double* ang, double* zs, std::size_t n);
+WanderDrawsN select_wander_draws_n(Isa isa);
+
 // Per-ISA tables, defined in kernels_<isa>.cpp.
 template <class Real>
 struct KernelTable {
@@ -217,6 +223,7 @@ struct KernelTable {
   FinishRow<Real> finish[2][3] = {};  ///< [dims - 2][boundary]; empty for scalar
   SinCosN sin_cos_n = nullptr;
   CbrtN cbrt_n = nullptr;
+  WanderDrawsN wander_draws_n = nullptr;
 };
 void kernel_table_scalar(KernelTable<float>& f, KernelTable<double>& d);
 void kernel_table_sse42(KernelTable<float>& f, KernelTable<double>& d);

@@ -5,6 +5,7 @@
 // the SIMD units) only.
 #pragma once
 
+#include "core/behaviour_rng_n.hpp"
 #include "core/behaviour_trig_n.hpp"
 #include "core/kernels_impl.hpp"
 
@@ -12,17 +13,22 @@ namespace boids {
 namespace {
 namespace kernels_detail {
 
-// beh::sin_cos_n and beh::cbrt_n as this unit compiles them.
+// beh::sin_cos_n, beh::cbrt_n and beh::wander_draws_n as this unit compiles them.
 inline void sin_cos_block(const double* a, double* s, double* c, std::size_t n) {
   beh::sin_cos_n(a, s, c, n);
 }
 inline void cbrt_block(const double* a, double* r, std::size_t n) { beh::cbrt_n(a, r, n); }
+inline void wander_block(std::uint64_t seed, const std::uint64_t* ids, std::uint64_t key,
+                         bool three, double* ang, double* zs, std::size_t n) {
+  beh::wander_draws_n(seed, ids, key, three, ang, zs, n);
+}
 
 /// Fills one precision's table with the instantiations for pack family PF.
 template <template <class> class PF, class Real>
 void fill_table(KernelTable<Real>& t) {
   t.sin_cos_n = &sin_cos_block;
   t.cbrt_n = &cbrt_block;
+  t.wander_draws_n = &wander_block;
   auto put = [&]<int D, WrapMode WM>() {
     t.row[D - 2][int(WM)][0] = &Kernel<PF<Real>, Real, D, WM, false>::row;
     t.row[D - 2][int(WM)][1] = &Kernel<PF<Real>, Real, D, WM, true>::row;

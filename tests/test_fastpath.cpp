@@ -18,6 +18,7 @@
 #include "core/kind_grid.hpp"
 #include "core/model.hpp"
 #include "core/obstacle_grid.hpp"
+#include "core/rng.hpp"
 #include "parallel/cell_list.hpp"
 #include "parallel/threading.hpp"
 #include "test_support.hpp"
@@ -271,6 +272,7 @@ void check_nearest(double view_angle, double bound, std::uint64_t seed) {
       INFO(isa_name(isa) << " " << D << "D double " << (sizeof(Real) == 8) << " view " << view_angle
                          << " slot " << i);
       REQUIRE(got[i].k == ref[i].k);
+
       REQUIRE(got[i].near_d2 == ref[i].near_d2);  // +inf beyond the bound
       for (int c = 0; c < D; ++c) REQUIRE(got[i].near_d[c] == ref[i].near_d[c]);
     }
@@ -360,6 +362,40 @@ TEST_CASE("cbrt_n gives std::cbrt's bits on every instruction set", "[fastpath][
       const double e = std::cbrt(a[i]);
       INFO(isa_name(isa) << " a = " << a[i]);
       REQUIRE(std::memcmp(&r[i], &e, sizeof e) == 0);
+    }
+  }
+}
+
+TEST_CASE("wander_draws_n gives random_unit_at's bits on every instruction set",
+          "[fastpath][behaviours]") {
+  using namespace boids;
+  // Ids over the whole 32-bit range, keys near 0 and large, seeds 0 and random, 2D and 3D; an
+  // odd count, so the scalar tail after the last full vector runs too.
+  std::mt19937_64 gen(31);
+  std::vector<std::uint64_t> ids = {0, 1, 2, 0xFFFFFFFFull, 0x80000000ull};
+  for (int k = 0; k < 3000; ++k) ids.push_back(gen() >> 32);
+  if (ids.size() % 2 == 0) ids.push_back(7);
+  const std::size_t n = ids.size();
+  for (Isa isa : test::testable_isas()) {
+    const WanderDrawsN fn = select_wander_draws_n(isa);
+    REQUIRE(fn != nullptr);
+    for (std::uint64_t seed : {std::uint64_t(0), std::uint64_t(gen())}) {
+      for (std::uint64_t key : {std::uint64_t(0), std::uint64_t(41), std::uint64_t(1) << 40}) {
+        for (bool three : {false, true}) {
+          std::vector<double> ang(2 * n, 9.0), zs(2 * n, 9.0);
+          fn(seed, ids.data(), key, three, ang.data(), zs.data(), n);
+          for (std::size_t i = 0; i < n; ++i) {
+            const std::uint64_t stream = random_stream(seed, ids[i], kStreamWander);
+            for (std::uint64_t j = 0; j < 2; ++j) {
+              INFO(isa_name(isa) << " id " << ids[i] << " key " << key + j << " 3D " << three);
+              const double a = 2.0 * 3.14159265358979323846 * random_unit_at(stream, (key + j) * 4);
+              REQUIRE(std::memcmp(&ang[j * n + i], &a, sizeof a) == 0);
+              const double z = three ? 2.0 * random_unit_at(stream, (key + j) * 4 + 1) - 1.0 : 9.0;
+              REQUIRE(std::memcmp(&zs[j * n + i], &z, sizeof z) == 0);
+            }
+          }
+        }
+      }
     }
   }
 }
