@@ -19,6 +19,13 @@
 //
 // The cells hold the kind-0 slots [0, nb) of the engine's store by a counting sort over
 // ascending slots: a function of the state alone, whatever the thread count.
+//
+// Where the lane kernel runs (k <= 15, the SIMD sums), the blocks go through it
+// (parallel/list_fine_step.hpp) and the gather takes only the boids it leaves; and since it
+// scans the engine's stencil about as fast, this grid is taken only where that stencil holds
+// several times the block's candidates (kFineGainLanes: r = 12 and beyond at k = 7 and the
+// default density, or the pure topological rule; a flock gathering at r = 5.5 stays on the
+// row pass).
 #pragma once
 
 #include <algorithm>
