@@ -19,6 +19,13 @@
 //
 // The cells hold the kind-0 slots [0, nb) of the engine's store by a counting sort over
 // ascending slots: a function of the state alone, whatever the thread count.
+//
+// Where the lane kernel runs (k <= 15, the SIMD sums), the blocks go through it
+// (parallel/list_fine_step.hpp) and the gather takes only the boids it leaves; and since it
+// scans the engine's stencil about as fast, this grid is taken only where that stencil holds
+// several times the block's candidates (kFineGainLanes: r = 12 and beyond at k = 7 and the
+// default density, or the pure topological rule; a flock gathering at r = 5.5 stays on the
+// row pass).
 #pragma once
 
 #include <algorithm>
@@ -39,6 +46,13 @@ inline constexpr double kFineFill = 0.53;
 /// are shorter (measured: at 100k, k = 7, r = 5.5 the block's 76 cost more than the stencil's
 /// 110, at r = 9 its 76 against 208 win).
 inline constexpr double kFineGain = 1.6;
+/// The same where the lane kernel runs (parallel/list_lanes*_impl.hpp), on the engine's stencil
+/// and on this grid alike: it scans a candidate far faster than the gather, so the block's
+/// overheads (this grid's sort and copies, the bounds, a second finish order) pay only for
+/// far fewer candidates (measured at 100k, k = 7, float AVX-512: r = 9, 249 against 100, the
+/// row pass 0.31-0.49 s against 0.64 s for 20 steps; r = 12, 576 against 100, 0.63 against
+/// 0.58 s).
+inline constexpr double kFineGainLanes = 4;
 
 template <class Real>
 struct FineGrid {
@@ -51,14 +65,16 @@ struct FineGrid {
   std::vector<std::uint32_t> start;  // ncells + 1
   std::vector<Real> p[3];            // positions in cell order, padded
   std::vector<std::uint32_t> slot;   // the engine slot of each, padded
+  std::vector<Real> v[3];            // velocities and ids in cell order (build() given the
+  std::vector<std::uint32_t> id;     // ids: the lane kernel's arrays), padded
 
   std::size_t ncells() const { return std::size_t(n[0]) * std::size_t(n[1]) * std::size_t(n[2]); }
 
   /// Plans the grid for the k nearest among the nb kind-0 boids of `in`; false when
   /// it would not scan clearly fewer candidates than the engine's stencil `g` (then the row
-  /// pass runs as before).
+  /// pass runs as before); `lanes`: both would run the lane kernel (kFineGainLanes).
   bool plan(const GridView<Real>& g, const BoidStore<Real>& in, std::uint32_t nb, int k,
-            bool wrap_world, double world_size) {
+            bool wrap_world, double world_size, bool lanes = false) {
     dims = g.dims;
     wrap = wrap_world;
     size = Real(world_size);
@@ -82,7 +98,7 @@ struct FineGrid {
     // The engine's stencil scans about engine_cells * own candidates, the block about
     // 3^D * kFineFill * k in shorter runs: only clearly fewer pays.
     const double block = std::pow(3.0, dims) * kFineFill * double(k);
-    if (!(engine_cells * own > kFineGain * block)) return false;
+    if (!(engine_cells * own > (lanes ? kFineGainLanes : kFineGain) * block)) return false;
     double ext[3] = {1, 1, 1}, mn[3] = {0, 0, 0};
     scale = wrap ? world_size : 0.0;
     for (int c = 0; c < dims; ++c) {
@@ -143,7 +159,8 @@ struct FineGrid {
   }
 
   /// The counting sort of slots [0, nb) of `in` into the cells (ascending slots per cell).
-  void build(const BoidStore<Real>& in, std::uint32_t nb, std::vector<std::uint32_t>& key) {
+  void build(const BoidStore<Real>& in, std::uint32_t nb, std::vector<std::uint32_t>& key,
+             const std::uint32_t* ids = nullptr) {
     start.assign(ncells() + 1, 0);
     key.resize(nb);
     for (std::uint32_t i = 0; i < nb; ++i) {
@@ -161,6 +178,15 @@ struct FineGrid {
       const std::uint32_t f = at[key[i]]++;
       for (int c = 0; c < dims; ++c) p[c][f] = in.p[c][i];
       slot[f] = i;
+    }
+    if (ids) {
+      id.assign(padded, 0);
+      for (int c = 0; c < dims; ++c) v[c].assign(padded, Real(0));
+      for (std::size_t f = 0; f < nb; ++f) {
+        const std::uint32_t i = slot[f];
+        id[f] = ids[i];
+        for (int c = 0; c < dims; ++c) v[c][f] = in.v[c][i];
+      }
     }
   }
 
@@ -219,6 +245,22 @@ struct FineGrid {
       }
     }
     return int(runs.size());
+  }
+
+  /// block_runs' faces alone.
+  void block_faces(const int* cc, int q, double* blo, double* bhi) const {
+    for (int c = 0; c < 3; ++c) {
+      blo[c] = -std::numeric_limits<double>::infinity();
+      bhi[c] = std::numeric_limits<double>::infinity();
+      if (c >= dims) continue;
+      if (wrap && n[c] >= 2 * q + 1) {
+        blo[c] = lo[c] + (cc[c] - q) * w[c];
+        bhi[c] = lo[c] + (cc[c] + q + 1) * w[c];
+      } else if (!wrap) {
+        if (cc[c] - q >= 0) blo[c] = lo[c] + (cc[c] - q) * w[c];
+        if (cc[c] + q < n[c]) bhi[c] = lo[c] + (cc[c] + q + 1) * w[c];
+      }
+    }
   }
 
   /// The distance from x to the block's faces, less the rounding margin (<= 0: none).

@@ -122,9 +122,10 @@ struct LaneCell {
   const std::uint32_t* bslot = nullptr;
   const Real* r2 = nullptr;
   std::uint32_t begin = 0, end = 0, self0 = 0, first = 0, count = 0;
-  /// The minimum-image flavour's axes (read by the float AVX2 kernel only): false where the
-  /// cell's stencil crosses no seam of a shift grid, so the plain d is every visible
-  /// candidate's minimum image there (list_step.cpp).
+  /// The minimum-image flavour's axes (read by every lane kernel): false where the cell's
+  /// stencil crosses no seam of a shift grid (list_step.cpp) or of the own grid's wrapped
+  /// axes of 5 or more cells (list_fine_step.hpp), so the plain d is every visible
+  /// candidate's minimum image there.
   bool wrap_axis[3] = {true, true, true};
   /// Where the float AVX2 / AVX-512 kernel counts its groups of 4, 2 and 1 boids, and in [3]
   /// those whose insertion ran short (null: not counted; parallel/list_lanes_multi_impl.hpp).

@@ -72,6 +72,12 @@ std::uint32_t lane_cell(const GatherInput<Real>& in, const LaneCell<Real>& c, in
   const B cosv = P::splat(in.cos_half_view);
   alignas(64) Real lane_id[W];
   for (int l = 0; l < W; ++l) lane_id[l] = Real(l);
+  // The minimum image only on the axes whose seam the cell's stencil crosses (LaneCell::
+  // wrap_axis): on the others it is d itself for every candidate.
+  [[maybe_unused]] bool wa[3] = {false, false, false};
+  if constexpr (WM == WrapMode::min_image) {
+    for (int a = 0; a < D; ++a) wa[a] = c.wrap_axis[a];
+  }
   const B iota = P::loadu(lane_id);
   std::uint32_t unsettled = 0;
   for (std::uint32_t g0 = 0; g0 < c.count; g0 += std::uint32_t(W)) {
@@ -109,8 +115,10 @@ std::uint32_t lane_cell(const GatherInput<Real>& in, const LaneCell<Real>& c, in
       for (int a = 0; a < D; ++a) {
         B x = P::splat(c.cp[a][q]) - pi[a];
         if constexpr (WM == WrapMode::min_image) {
-          const B t = x * inv;
-          x = (x - P::select(t > half, size, zero)) + P::select(t < -half, size, zero);
+          if (wa[a]) {
+            const B t = x * inv;
+            x = (x - P::select(t > half, size, zero)) + P::select(t < -half, size, zero);
+          }
         }
         d[a] = x;
       }
@@ -206,8 +214,11 @@ std::uint32_t lane_cell(const GatherInput<Real>& in, const LaneCell<Real>& c, in
         for (int a = 0; a < D; ++a) {
           Real x = c.cp[a][q] - lp[a][l];  // the scan's d, by the same operations
           if constexpr (WM == WrapMode::min_image) {
-            const Real tt = x * in.inv_size;
-            x = (x - (tt > Real(0.5) ? in.size : Real(0))) + (tt < Real(-0.5) ? in.size : Real(0));
+            if (wa[a]) {
+              const Real tt = x * in.inv_size;
+              x = (x - (tt > Real(0.5) ? in.size : Real(0))) +
+                  (tt < Real(-0.5) ? in.size : Real(0));
+            }
           }
           sd[a][t * W + l] = x;
           sv[a][t * W + l] = in.v[a][j];

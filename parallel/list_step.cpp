@@ -14,7 +14,7 @@
 namespace boids {
 namespace {
 
-std::atomic<std::uint64_t> own_grid_steps{0}, own_grid_fallbacks{0};
+std::atomic<std::uint64_t> own_grid_steps{0}, own_grid_fallbacks{0}, own_grid_lane_boids{0};
 std::atomic<std::uint64_t> lane_boids{0}, lane_unsettled{0};
 std::atomic<std::uint64_t> lane_groups[3] = {0, 0, 0};
 std::atomic<std::uint64_t> lane_short_inserts{0};
@@ -70,6 +70,16 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
     fv.size = m.size;
     fv.inv_size = m.inv_size;
   }
+  // The lane kernel (see below) where the sums are SIMD ones and k is small enough; the float
+  // AVX2 / AVX-512 kernel stages its selections and a row's finish sums them 8 boids at a time
+  // (lane_finish, parallel/list_lanes_finish_impl.hpp), which needs every id to order as a
+  // float bit pattern; with larger ids those instruction sets take the gather.
+  bool lane_ok = sum_fn && m.list.topo_k <= list_detail::kLaneMaxK;
+  if (lane_ok && list_detail::select_lane_finish_fn<Real>(m.isa, D, false, m.list.topo_k)) {
+    std::uint32_t max_id = 0;
+    for (const std::uint32_t id : in.id) max_id = std::max(max_id, id);
+    lane_ok = max_id < 0x7f800000u;
+  }
   // Radii far beyond the k-th neighbour distance: the sums on the pass's own grid, then the
   // rows' finish (parallel/list_fine_grid.hpp).
   if (topo) {
@@ -81,8 +91,16 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
     ts.sum_fn = sum_fn;
     ts.k = m.list.topo_k;
     ts.prune_k = prune_k;
+    if (lane_ok) {
+      for (int w = 0; w < 2; ++w) {
+        ts.lane_fn[w] = list_detail::select_lane_fn<Real>(m.isa, D, w == 1, m.list.topo_k);
+        ts.lane_finish[w] =
+            list_detail::select_lane_finish_fn<Real>(m.isa, D, w == 1, m.list.topo_k);
+      }
+    }
     std::vector<FlockSums<Real>> all;
-    if (list_detail::fine_topo_sums<Real, D>(m, g, in, ts, all, ex, own_grid_fallbacks)) {
+    if (list_detail::fine_topo_sums<Real, D>(m, g, in, ts, all, ex, own_grid_fallbacks,
+                                             own_grid_lane_boids)) {
       own_grid_steps.fetch_add(1, std::memory_order_relaxed);
       ex.parallel_for(g.nrows(), 8, [&](std::size_t b, std::size_t e) {
         const std::uint32_t first = g.row_start(b);
@@ -101,19 +119,9 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
       return;
     }
   }
-  // The lane kernel for the cells whose stencil is one range of the row copy: the SIMD sums
-  // (no nearest tracking) and k up to kLaneMaxK; a wrapped grid's copy either holds the
-  // candidates' minimum images (WrapMode::shift: a contiguous cell's runs are unshifted) or
-  // takes the per-pair minimum image.
-  // The float AVX2 / AVX-512 kernel stages its selections and a row's finish sums them 8 boids
-  // at a time (lane_finish, parallel/list_lanes_finish_impl.hpp), which needs every id to order
-  // as a float bit pattern; with larger ids those instruction sets take the gather.
-  bool lane_ok = sum_fn && m.list.topo_k <= list_detail::kLaneMaxK;
-  if (lane_ok && list_detail::select_lane_finish_fn<Real>(m.isa, D, false, m.list.topo_k)) {
-    std::uint32_t max_id = 0;
-    for (const std::uint32_t id : in.id) max_id = std::max(max_id, id);
-    lane_ok = max_id < 0x7f800000u;
-  }
+  // The lane kernel for the cells whose stencil is one range of the row copy (lane_ok above):
+  // a wrapped grid's copy either holds the candidates' minimum images (WrapMode::shift: a
+  // contiguous cell's runs are unshifted) or takes the per-pair minimum image.
   const list_detail::LaneFn<Real> lane_fn =
       lane_ok
           ? list_detail::select_lane_fn<Real>(m.isa, D, mode == WrapMode::min_image, m.list.topo_k)
@@ -309,6 +317,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
 
 std::uint64_t list_own_grid_steps() noexcept { return own_grid_steps.load(); }
 std::uint64_t list_own_grid_fallbacks() noexcept { return own_grid_fallbacks.load(); }
+std::uint64_t list_own_grid_lane_boids() noexcept { return own_grid_lane_boids.load(); }
 std::uint64_t list_lane_boids() noexcept { return lane_boids.load(); }
 std::uint64_t list_lane_unsettled() noexcept { return lane_unsettled.load(); }
 std::uint64_t list_row_copy_slides() noexcept { return row_slides.load(); }

@@ -30,6 +30,9 @@ void list_step(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
 /// the tests, which must see that path run.
 std::uint64_t list_own_grid_steps() noexcept;
 std::uint64_t list_own_grid_fallbacks() noexcept;
+/// Boids the lane kernel settled on the pass's own grid (parallel/list_fine_step.hpp), since
+/// the program started: for the tests.
+std::uint64_t list_own_grid_lane_boids() noexcept;
 
 /// Boids whose topological neighbours and sums the lane kernel settled (parallel/list_gather.hpp,
 /// LaneFn), and those it handed back to the gather (ties at the k-th place), since the program

@@ -292,9 +292,58 @@ TEST_CASE("topological: naive = grid on the pass's own grid (large radii, pure t
     CHECK(boids::list_own_grid_steps() > before);
     for (boids::Isa isa : boids::test::testable_isas()) {
       boids::test::MaxIsaScope cap(isa);
+      INFO("isa " << int(isa));
+      const std::uint64_t lanes = boids::list_own_grid_lane_boids();
       CHECK(hash(boids::EngineKind::grid, 1) == naive);
+      // For k up to the lane kernel's largest (15) the own grid's cells go through the lane
+      // kernel (parallel/list_fine_step.hpp): about every boid of every step.
+      if (cs.k <= 15)
+        CHECK(boids::list_own_grid_lane_boids() - lanes > 4u * 2000u * 9u / 10u);
+      else
+        CHECK(boids::list_own_grid_lane_boids() == lanes);
     }
   }
   CHECK(boids::list_own_grid_steps() > steps0);
   CHECK(boids::list_own_grid_fallbacks() > fallbacks0);
+}
+
+TEST_CASE("topological: the row pass's lane kernel, not the own grid, at a few times k per cell",
+          "[topological][parallel]") {
+  // About 7 boids per engine cell (r = 4, 7,000 boids in a wrapped box of 40): the engine's
+  // stencil holds about 27 x 8 = 216 candidates, about twice the own grid's block (3^3 x 0.53 k
+  // = 100 at k = 7). The gather alone would take the own grid there (kFineGain), but the lane
+  // kernel scans the engine's stencil faster than the own grid (docs/bench.md, fourteenth
+  // session), so the row pass runs; with the threshold rule's closest-neighbour tracking (no
+  // lane kernel) the own grid.
+  for (bool closest : {false, true}) {
+    const int k = 7;
+    boids::WorldDef d = boids::test::tiny_def(3, 40, boids::Boundary::wrap, 7000);
+    d.kinds[0].rules.radius = 4;
+    d.kinds[0].rules.separation_radius = 1.5;
+    d.kinds[0].rules.neighbours = boids::NeighbourRule::topological;
+    d.kinds[0].rules.topological_k = k;
+    if (closest) d.kinds[0].behaviour.closest_separation = 1;
+    auto hash = [&](boids::EngineKind e) {
+      boids::WorldDef x = d;
+      x.engine = e;
+      x.threads = 1;
+      boids::World w = boids::test::create_checked(x);
+      w.step(2);
+      return w.state_hash();
+    };
+    const auto naive = hash(boids::EngineKind::naive);
+    for (boids::Isa isa : boids::test::testable_isas()) {
+      boids::test::MaxIsaScope cap(isa);
+      INFO("closest " << closest << " isa " << int(isa));
+      const std::uint64_t own = boids::list_own_grid_steps();
+      const std::uint64_t lanes = boids::list_lane_boids();
+      CHECK(hash(boids::EngineKind::grid) == naive);
+      if (!closest) {
+        CHECK(boids::list_own_grid_steps() == own);
+        CHECK(boids::list_lane_boids() - lanes > 2u * 7000u * 9u / 10u);
+      } else {
+        CHECK(boids::list_own_grid_steps() - own == 2u);
+      }
+    }
+  }
 }
