@@ -96,6 +96,18 @@ inline constexpr int kTile = 2 * kHalf;
 template <class Real>
 RowKernel<Real> select_cluster_kernel(Isa isa, int dims, WrapMode wrap, bool full_view);
 
+/// Keeps the row just computed in scratch as the previous row (swaps buf / idx with prev_buf /
+/// prev_idx, prev_row = row), or forgets it (row = KernelScratch::kNoPrevRow). Defined in
+/// cluster_kernels.cpp (no ISA flags), like grow_scratch.
+template <class Real>
+void cluster_keep_row(KernelScratch<Real>& scratch, std::uint32_t row);
+
+/// x-rows the cluster kernels built by sliding the previous row's copy (over the process so
+/// far): the tests' proof that the sliding path runs.
+std::uint64_t cluster_slid_rows();
+/// Adds n to cluster_slid_rows().
+void count_slid_rows(std::uint64_t n);
+
 /// Squared distance from point p to the box [lo, hi] (per axis 0 inside), in the kernels'
 /// order of additions. Never larger than the pair distance of p to a point in the box.
 template <class Real, int D>
