@@ -20,7 +20,12 @@
 // added, 4-wide copies that also give each group's box). The candidate groups of cell x are
 // then the contiguous group range of columns x - reach .. x + reach. The engine runs the rows
 // in blocks of 8 y-rows, z by z (cluster_sweep_row, parallel/cluster_grid.hpp), so the
-// stencil rows a row copies are still in the L2 cache from the rows before it.
+// stencil rows a row copies are still in the L2 cache from the rows before it. A row right
+// after the previous one in y (the same task, both with the whole 3-deep stencil) SLIDES: in
+// every column and plane its stencil rows y - 1 and y are the previous row's y and y + 1 (the
+// same cells, the same image shifts), moved as one block of groups with their boxes from the
+// previous row's buffer (KernelScratch::prev_buf); only the row y + 1 is copied from the store
+// and boxed. The buffer's order is unchanged, so are the bits.
 //
 // Per i-group (the boid's own group, an nbnxm "i-cluster"), cut into two i-PAIRS (slots 0-1
 // and 2-3; a padding boid sits at +inf):
