@@ -2,6 +2,8 @@
 // kernels': dispatched_isa in kernels.cpp).
 #include "core/cluster_kernels.hpp"
 
+#include <atomic>
+
 namespace boids {
 namespace {
 
@@ -50,6 +52,24 @@ RowKernel<Real> select_cluster_kernel(Isa isa, int dims, WrapMode wrap, bool ful
   }
 }
 
+template <class Real>
+void cluster_keep_row(KernelScratch<Real>& scratch, std::uint32_t row) {
+  if (row != KernelScratch<Real>::kNoPrevRow) {
+    scratch.buf.swap(scratch.prev_buf);
+    scratch.idx.swap(scratch.prev_idx);
+  }
+  scratch.prev_row = row;
+}
+
+namespace {
+std::atomic<std::uint64_t> g_slid_rows{0};
+}  // namespace
+
+std::uint64_t cluster_slid_rows() { return g_slid_rows.load(std::memory_order_relaxed); }
+void count_slid_rows(std::uint64_t n) { g_slid_rows.fetch_add(n, std::memory_order_relaxed); }
+
+template void cluster_keep_row(KernelScratch<float>&, std::uint32_t);
+template void cluster_keep_row(KernelScratch<double>&, std::uint32_t);
 template RowKernel<float> select_cluster_kernel<float>(Isa, int, WrapMode, bool);
 template RowKernel<double> select_cluster_kernel<double>(Isa, int, WrapMode, bool);
 

@@ -20,7 +20,12 @@
 // added, 4-wide copies that also give each group's box). The candidate groups of cell x are
 // then the contiguous group range of columns x - reach .. x + reach. The engine runs the rows
 // in blocks of 8 y-rows, z by z (cluster_sweep_row, parallel/cluster_grid.hpp), so the
-// stencil rows a row copies are still in the L2 cache from the rows before it.
+// stencil rows a row copies are still in the L2 cache from the rows before it. A row right
+// after the previous one in y (the same task, both with the whole 3-deep stencil) SLIDES: in
+// every column and plane its stencil rows y - 1 and y are the previous row's y and y + 1 (the
+// same cells, the same image shifts), moved as one block of groups with their boxes from the
+// previous row's buffer (KernelScratch::prev_buf); only the row y + 1 is copied from the store
+// and boxed. The buffer's order is unchanged, so are the bits.
 //
 // Per i-group (the boid's own group, an nbnxm "i-cluster"), cut into two i-PAIRS (slots 0-1
 // and 2-3; a padding boid sits at +inf):
@@ -95,6 +100,18 @@ inline constexpr int kTile = 2 * kHalf;
 /// cells; any order gives correct sums, the order only changes pruning and thus the bits).
 template <class Real>
 RowKernel<Real> select_cluster_kernel(Isa isa, int dims, WrapMode wrap, bool full_view);
+
+/// Keeps the row just computed in scratch as the previous row (swaps buf / idx with prev_buf /
+/// prev_idx, prev_row = row), or forgets it (row = KernelScratch::kNoPrevRow). Defined in
+/// cluster_kernels.cpp (no ISA flags), like grow_scratch.
+template <class Real>
+void cluster_keep_row(KernelScratch<Real>& scratch, std::uint32_t row);
+
+/// x-rows the cluster kernels built by sliding the previous row's copy (over the process so
+/// far): the tests' proof that the sliding path runs.
+std::uint64_t cluster_slid_rows();
+/// Adds n to cluster_slid_rows().
+void count_slid_rows(std::uint64_t n);
 
 /// Squared distance from point p to the box [lo, hi] (per axis 0 inside), in the kernels'
 /// order of additions. Never larger than the pair distance of p to a point in the box.

@@ -127,6 +127,14 @@ template <class Real>
 struct KernelScratch {
   AlignedVector<Real> buf;
   AlignedVector<std::uint32_t> idx;
+  // The cluster kernels' previous x-row (core/cluster_kernels_impl.hpp: the next row in y
+  // reuses two thirds of its stencil rows): its buffers, and which row they hold
+  // (kNoPrevRow: none). A caller that changes the grid between two calls resets prev_row (the
+  // engine does, per task).
+  static constexpr std::uint32_t kNoPrevRow = ~std::uint32_t(0);
+  AlignedVector<Real> prev_buf;
+  AlignedVector<std::uint32_t> prev_idx;
+  std::uint32_t prev_row = kNoPrevRow;
 };
 
 /// Boid pairs the row kernels summed together (two boids of a cell over one candidate

@@ -279,8 +279,12 @@ class GridEngine final : public EngineT<Real> {
   void for_each_row(const GridView<Real>& g, F&& done) {
     const RowKernel<Real> kernel = pick_kernel();
     const bool blocked = cluster_path();
-    ex_->parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
+    // The cluster kernels slide a row's copy from the row before it within a task (below):
+    // tasks of a few rows of a sweep block, not single rows (which TBB makes of small grids).
+    ex_->parallel_for(g.nrows(), blocked ? kSweepBlock : 1, [&](std::size_t b, std::size_t e) {
       const auto slot = row_scratch_.take();  // kept across steps (parallel/row_scratch.hpp)
+      // The cluster kernels slide from the previous row only within this task (this grid).
+      slot->kernel.prev_row = KernelScratch<Real>::kNoPrevRow;
       for (std::size_t at = b; at < e; ++at) {
         const std::size_t row = blocked ? cluster_sweep_row(at, g.n[1], g.n[2]) : at;
         const std::uint32_t first = g.row_start(row), last = g.row_start(row + 1);

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "core/cluster_kernels.hpp"
 #include "core/engine.hpp"
 #include "core/kernels.hpp"
 #include "core/scenario.hpp"
@@ -136,6 +137,24 @@ TEST_CASE("cluster: bit-identical for any thread count", "[cluster][parallel]") 
         CHECK(hash_after(d, steps) == h1);
       }
     }
+  }
+}
+
+TEST_CASE("cluster: the engine's sweep slides each row's copy from the row before it",
+          "[cluster]") {
+  // The blocked sweep visits y-rows in order within a plane, so the rows of a task after its
+  // first reuse the previous row's stencil rows (core/cluster_kernels_impl.hpp): 7 x 7 x 7
+  // cells here, so at most 6 x 7 rows a step, fewer where a task starts (the engine's tasks
+  // hold several rows).
+  for (int threads : {1, 2}) {
+    WorldDef d = flock_def(Precision::f32, threads);
+    World w = World::create(d);
+    const std::uint64_t before = cluster_slid_rows();
+    w.step(2);
+    const std::uint64_t slid = cluster_slid_rows() - before;
+    INFO("threads " << threads);
+    CHECK(slid > 2 * 6 * 7 / 4);
+    CHECK(slid <= 2 * 6 * 7);
   }
 }
 

@@ -179,3 +179,79 @@ TEST_CASE("cluster sweep: the blocked row order visits every x-row once", "[clus
         CHECK(cluster_sweep_row(kSweepBlock, n1, n2) == std::size_t(n1));
     }
 }
+
+namespace {
+
+// The sliding row copy (core/cluster_kernels_impl.hpp, row()): x-rows run in order with one
+// scratch take the stencil rows y - 1 and y of every plane from the previous row's copy. Their
+// sums must equal, bit for bit, those of the same rows each copied whole from the store (the
+// previous row forgotten before every call), with image shifts (wrap) and without (reflect),
+// and exactly the rows after a row with the whole stencil, in the same plane, must slide.
+template <class Real, int D>
+void check_cluster_slide(Boundary boundary, std::uint64_t seed) {
+  WorldDef d = default_world_def();
+  d.dims = D;
+  d.boundary = boundary;
+  d.size = 30;
+  d.kinds[0].rules.radius = 5;
+  d.kinds[0].rules.separation_radius = 2;
+  d.kinds[0].rules.view_angle = 250;
+  const ModelParams<Real> m = ModelParams<Real>::from_def(d);
+  const std::size_t n = D == 3 ? 2500 : 900;
+  BoidStore<Real> src, dst;
+  test::random_store(src, D, n, 30.0, seed);
+  GridSettings gs;
+  gs.dims = D;
+  gs.boundary = d.boundary;
+  gs.size = d.size;
+  gs.radius = d.kinds[0].rules.radius;
+  gs.subcell_order = true;
+  Executor ex(1);
+  CellList<Real> cells;
+  cells.build(gs, src, dst, ex);
+  const GridView<Real> g = cells.view(dst, m);
+  REQUIRE(g.n[1] >= 4);
+  // The stencil is whole (3 rows deep in y and, in 3D, in z) everywhere under wrap, in the
+  // interior rows otherwise; a row slides when it and the row before it (y - 1, the same z)
+  // have it.
+  const bool wrap = boundary == Boundary::wrap;
+  auto whole = [&](std::uint32_t r) {
+    const int y = int(r % std::uint32_t(g.n[1])), z = int(r / std::uint32_t(g.n[1]));
+    return wrap || (y > 0 && y + 1 < g.n[1] && (D == 2 || (z > 0 && z + 1 < g.n[2])));
+  };
+  std::uint64_t want = 0;
+  for (std::uint32_t r = 1; r < g.nrows(); ++r) {
+    REQUIRE(g.row_start(r) != g.row_start(r + 1));  // every row runs
+    if (r % std::uint32_t(g.n[1]) != 0 && whole(r) && whole(r - 1)) ++want;
+  }
+  REQUIRE(want > 0);
+  std::vector<FlockSums<Real>> ref(n), got(n);
+  KernelScratch<Real> scratch;
+  for (Isa isa : test::testable_isas()) {
+    const RowKernel<Real> kernel = select_cluster_kernel<Real>(isa, D, g.wrap, g.kp.full_view);
+    const std::uint64_t slid0 = cluster_slid_rows();
+    for (std::uint32_t r = 0; r < g.nrows(); ++r) {
+      scratch.prev_row = KernelScratch<Real>::kNoPrevRow;
+      kernel(g, r, ref.data() + g.row_start(r), scratch);
+    }
+    CHECK(cluster_slid_rows() == slid0);
+    scratch.prev_row = KernelScratch<Real>::kNoPrevRow;
+    for (std::uint32_t r = 0; r < g.nrows(); ++r)
+      kernel(g, r, got.data() + g.row_start(r), scratch);
+    INFO(isa_name(isa) << " " << D << "D " << sizeof(Real) << "-byte reals, wrap " << wrap);
+    CHECK(cluster_slid_rows() - slid0 == want);
+    test::require_same_sums<Real, D>(got, ref);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cluster kernels: a row slid from the previous row's copy gives the same bits",
+          "[cluster]") {
+  for (Boundary b : {Boundary::wrap, Boundary::reflect}) {
+    check_cluster_slide<float, 2>(b, 11);
+    check_cluster_slide<double, 2>(b, 12);
+    check_cluster_slide<float, 3>(b, 13);
+    check_cluster_slide<double, 3>(b, 14);
+  }
+}
