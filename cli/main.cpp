@@ -163,9 +163,9 @@ int run(RunOptions& o) {
     met.emplace(o.metrics, world);
   }
   // Each metrics row also goes into an H5MD recording's /observables (docs/formats.md).
-  const auto observe = [&](const boids::FlockMetrics& m) {
+  const auto observe = [&](const boids::FlockMetrics& m, std::uint64_t step) {
     if (!h5rec) return;
-    h5rec->append_observables(world.step_count(), double(world.step_count()) * world.def().dt,
+    h5rec->append_observables(step, double(step) * world.def().dt,
                               {{"polarization", m.polarization},
                                {"milling", m.milling},
                                {"mean_speed", m.mean_speed},
@@ -174,7 +174,18 @@ int run(RunOptions& o) {
                                {"clusters", double(m.clusters)},
                                {"largest_cluster", m.largest_cluster}});
   };
-  if (met) observe(met->row(world));
+  // A row before a step is taken by that step (MetricsCalculator::defer: the counts and
+  // nearest distances from its own kernel) and written after it; not under mpirun nor into
+  // an H5MD recording's observables (whose order would change), nor after the last step.
+  const bool can_defer = met && !dist && !h5rec;
+  std::uint64_t pending = 0;  // the step count of a deferred row, + 1
+  const auto row_now = [&](int done) {
+    if (can_defer && done < o.steps && met->defer(world))
+      pending = world.step_count() + 1;
+    else
+      observe(met->row(world), world.step_count());
+  };
+  if (met) row_now(0);
   // The batches depend on the options only, so every rank of a distributed run agrees.
   const bool recording = !o.record.empty(), metrics = !o.metrics.path.empty();
   double ms = 0;
@@ -182,6 +193,7 @@ int run(RunOptions& o) {
     long long batch = o.steps - done;
     if (recording) batch = std::min(batch, o.every - done % o.every);
     if (metrics) batch = std::min(batch, o.metrics.every - done % o.metrics.every);
+    if (pending) batch = 1;  // the step that takes the deferred row
     const auto t0 = std::chrono::steady_clock::now();
     if (dist)
       dist->step(int(batch));
@@ -190,12 +202,14 @@ int run(RunOptions& o) {
     const auto t1 = std::chrono::steady_clock::now();
     ms += std::chrono::duration<double, std::milli>(t1 - t0).count();
     done += int(batch);
+    if (pending) observe(met->deferred_row(world, pending - 1), pending - 1);
+    pending = 0;
     const bool at_frame = recording && (done % o.every == 0 || done == o.steps);
     const bool row = metrics && (done % o.metrics.every == 0 || done == o.steps);
     if (dist && (at_frame || row)) dist->sync(world);
     if (at_frame && rec) rec->frame(world);
     if (at_frame && h5rec) h5rec->frame(world);
-    if (row && met) observe(met->row(world));
+    if (row && met) row_now(done);
   }
   if (dist) dist->sync(world);
   const std::string dist_line = dist ? dist->summary() : std::string();

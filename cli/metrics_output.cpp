@@ -65,11 +65,23 @@ MetricsOutput::~MetricsOutput() {
 
 FlockMetrics MetricsOutput::row(const World& world) {
   const FlockMetrics m = calc_.compute(world, kind_);
-  const std::string line = metrics_row(world.step_count(), world.def().dt, m);
+  put(world.step_count(), world.def().dt, m);
+  return m;
+}
+
+bool MetricsOutput::defer(World& world) { return calc_.defer(world, kind_); }
+
+FlockMetrics MetricsOutput::deferred_row(const World& world, std::uint64_t step) {
+  const FlockMetrics m = calc_.compute_deferred(world, kind_);
+  put(step, world.def().dt, m);
+  return m;
+}
+
+void MetricsOutput::put(std::uint64_t step, double dt, const FlockMetrics& m) {
+  const std::string line = metrics_row(step, dt, m);
   if (std::fprintf(f_, "%s\n", line.c_str()) < 0 || std::fflush(f_) != 0) {
     throw Error(path_ + ": write failed");
   }
-  return m;
 }
 
 void MetricsOutput::finish() {

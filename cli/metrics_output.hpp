@@ -44,10 +44,17 @@ class MetricsOutput {
 
   /// Appends the row of the world's current state and returns its metrics.
   FlockMetrics row(const World& world);
+  /// Asks the world's next step to measure the current state (MetricsCalculator::defer);
+  /// false when it cannot (then row() now).
+  bool defer(World& world);
+  /// After defer() and one step: appends the row of the state defer() saw and returns its
+  /// metrics; `step` is that state's step count.
+  FlockMetrics deferred_row(const World& world, std::uint64_t step);
   void finish();
   long long every() const { return every_; }
 
  private:
+  void put(std::uint64_t step, double dt, const FlockMetrics& m);
   std::string path_, tmp_;
   std::FILE* f_ = nullptr;
   long long every_;

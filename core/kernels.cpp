@@ -130,6 +130,12 @@ RowKernel<Real> select_row_kernel(Isa isa, int dims, WrapMode wrap, bool full_vi
 }
 
 template <class Real>
+RowKernel<Real> select_row_kernel_nn(Isa isa, int dims, WrapMode wrap, bool full_view) {
+  if (wrap == WrapMode::min_image) return nullptr;
+  return table_for<Real>(isa).row_nn[dims == 2 ? 0 : 1][int(wrap)][full_view ? 1 : 0];
+}
+
+template <class Real>
 FinishRow<Real> select_finish_row(Isa isa, int dims, Boundary boundary) {
   return table_for<Real>(isa).finish[dims == 2 ? 0 : 1][int(boundary)];
 }
@@ -155,6 +161,8 @@ template void grow_scratch(KernelScratch<float>&, std::size_t, std::size_t);
 template void grow_scratch(KernelScratch<double>&, std::size_t, std::size_t);
 template RowKernel<float> select_row_kernel<float>(Isa, int, WrapMode, bool);
 template RowKernel<double> select_row_kernel<double>(Isa, int, WrapMode, bool);
+template RowKernel<float> select_row_kernel_nn<float>(Isa, int, WrapMode, bool);
+template RowKernel<double> select_row_kernel_nn<double>(Isa, int, WrapMode, bool);
 template FinishRow<float> select_finish_row<float>(Isa, int, Boundary);
 template FinishRow<double> select_finish_row<double>(Isa, int, Boundary);
 

@@ -48,6 +48,9 @@ struct GridView {
   WrapMode wrap = WrapMode::none;
   Real size = 0, inv_size = 0;  ///< world size and its inverse (wrap)
   KindParams<Real> kp{};        ///< the rules of kind 0, the only kind in the cells
+  /// The row_nn kernels (select_row_kernel_nn) write each boid's smallest |d|^2 over its
+  /// stencil here, by slot (the flock metrics' row taken from a step, parallel/metrics.cpp).
+  Real* nearest2 = nullptr;
 
   std::size_t ncells() const { return std::size_t(n[0]) * std::size_t(n[1]) * std::size_t(n[2]); }
   /// x-rows of cells (the row kernels' unit) and the first slot of x-row `row`.
@@ -161,6 +164,12 @@ using RowKernel = void (*)(const GridView<Real>& g, std::uint32_t row, FlockSums
 template <class Real>
 RowKernel<Real> select_row_kernel(Isa isa, int dims, WrapMode wrap, bool full_view);
 
+/// The same kernel that also writes g.nearest2 (each boid's smallest |d|^2 over every
+/// candidate of its stencil but itself, at any distance): chosen only for a step whose state
+/// the flock metrics measure. Wrap modes none and shift; nullptr for min_image.
+template <class Real>
+RowKernel<Real> select_row_kernel_nn(Isa isa, int dims, WrapMode wrap, bool full_view);
+
 /// What the vectorised finish of the plain standard model reads and writes: the step's input
 /// in cell order, the output store's arrays (same slots), kind 0's rules and the world.
 template <class Real>
@@ -227,8 +236,9 @@ WanderDrawsN select_wander_draws_n(Isa isa);
 // Per-ISA tables, defined in kernels_<isa>.cpp.
 template <class Real>
 struct KernelTable {
-  RowKernel<Real> row[2][3][2] = {};  ///< [dims - 2][wrap mode][full view]
-  FinishRow<Real> finish[2][3] = {};  ///< [dims - 2][boundary]; empty for scalar
+  RowKernel<Real> row[2][3][2] = {};     ///< [dims - 2][wrap mode][full view]
+  RowKernel<Real> row_nn[2][2][2] = {};  ///< [dims - 2][wrap mode none, shift][full view]
+  FinishRow<Real> finish[2][3] = {};     ///< [dims - 2][boundary]; empty for scalar
   SinCosN sin_cos_n = nullptr;
   CbrtN cbrt_n = nullptr;
   WanderDrawsN wander_draws_n = nullptr;

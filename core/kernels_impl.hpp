@@ -66,16 +66,30 @@ struct Kernel {
     B d[D];
   };
 
+  // NN (the flock metrics' row, row_nn): the smallest |d|^2 over every candidate but `self`,
+  // at any distance, lane-wise into *nb (a minimum: the same in any order).
+  static inline B nn_min(B nb, B d2, std::uint32_t o, std::uint32_t hi, std::uint32_t self) {
+    const B inf = P::splat(std::numeric_limits<Real>::infinity());
+    if (hi - o < std::uint32_t(W)) d2 = P::sel(P::lane_lt(int(hi - o)), d2, inf);
+    if (self - o < std::uint32_t(W)) d2 = P::sel(P::lane_ne(int(self - o)), d2, inf);
+    if constexpr (requires(B x) { P::min(x, x); })
+      return P::min(d2, nb);  // one instruction (the same value: no NaN, no -0 here)
+    else
+      return P::sel(d2 < nb, d2, nb);
+  }
+
   // Candidates [lo, hi) of the row's buffer, candidate k into lane (k - lo) mod V, skipping
   // slot `self`. Loads are unaligned: one masked tail per boid costs less than aligning the
   // start (a second partial batch). Full: no view cone. TN: also track the closest neighbour
-  // nearer than closest_min_distance (Near).
-  template <bool Full, bool TN>
+  // nearer than closest_min_distance (Near). NN: nn_min into *nb.
+  template <bool Full, bool TN, bool NN = false>
   static inline void run(const GridView<Real>& g, const Boid& me, const Real* const* bp,
                          const Real* const* bv, std::uint32_t lo, std::uint32_t hi,
-                         std::uint32_t self, Acc& acc, Near& near) {
+                         std::uint32_t self, Acc& acc, Near& near, B* nb = nullptr) {
     Acc a = acc;  // a local copy the compiler keeps in registers (the reference would spill)
     [[maybe_unused]] Near nr = near;
+    [[maybe_unused]] B nbl;
+    if constexpr (NN) nbl = *nb;
     const B r2 = P::splat(g.kp.radius2);
     const B rs2 = P::splat(g.kp.sep_radius2);
     const B zero = P::splat(Real(0));
@@ -100,6 +114,7 @@ struct Kernel {
             d[c] = d[c] - P::splat(g.size) * P::round(d[c] * P::splat(g.inv_size));
           d2 = d2 + d[c] * d[c];
         }
+        if constexpr (NN) nbl = nn_min(nbl, d2, o, hi, self);
         M m = d2 < r2;
         if constexpr (!Full) {
           B dot = zero;
@@ -153,16 +168,22 @@ struct Kernel {
     }
     acc = a;
     if constexpr (TN) near = nr;
+    if constexpr (NN) *nb = nbl;
   }
 
   // run<Full, false> for two boids of one cell at once (the same candidate range): each
   // candidate batch is loaded once and summed into both boids' lanes, the same operations in
   // the same order per boid as run, so the same bits; the two boids' chains interleave.
-  template <bool Full>
+  template <bool Full, bool NN = false>
   static inline void run_pair(const GridView<Real>& g, const Boid* me, const Real* const* bp,
                               const Real* const* bv, std::uint32_t lo, std::uint32_t hi,
-                              std::uint32_t self0, Acc* acc) {
+                              std::uint32_t self0, Acc* acc, B* nb = nullptr) {
     Acc a0 = acc[0], a1 = acc[1];
+    [[maybe_unused]] B nb0, nb1;
+    if constexpr (NN) {
+      nb0 = nb[0];
+      nb1 = nb[1];
+    }
     const B r2 = P::splat(g.kp.radius2);
     const B rs2 = P::splat(g.kp.sep_radius2);
     const B zero = P::splat(Real(0));
@@ -170,7 +191,7 @@ struct Kernel {
     const B tiny = P::splat(std::numeric_limits<Real>::min());
     const bool linear = g.kp.sep_linear;
     auto one_boid = [&](const Boid& b, std::uint32_t self, Acc& a, int u, std::uint32_t o,
-                        const B* pc, const B* vc) {
+                        const B* pc, const B* vc, [[maybe_unused]] B& nbl) {
       B d[D];
       B d2 = zero;
       for (int c = 0; c < D; ++c) {
@@ -179,6 +200,7 @@ struct Kernel {
           d[c] = d[c] - P::splat(g.size) * P::round(d[c] * P::splat(g.inv_size));
         d2 = d2 + d[c] * d[c];
       }
+      if constexpr (NN) nbl = nn_min(nbl, d2, o, hi, self);
       M m = d2 < r2;
       if constexpr (!Full) {
         B dot = zero;
@@ -210,12 +232,16 @@ struct Kernel {
           pc[c] = P::loadu(bp[c] + o);
           vc[c] = P::loadu(bv[c] + o);
         }
-        one_boid(me[0], self0, a0, u, o, pc, vc);
-        one_boid(me[1], self0 + 1, a1, u, o, pc, vc);
+        one_boid(me[0], self0, a0, u, o, pc, vc, nb0);
+        one_boid(me[1], self0 + 1, a1, u, o, pc, vc, nb1);
       }
     }
     acc[0] = a0;
     acc[1] = a1;
+    if constexpr (NN) {
+      nb[0] = nb0;
+      nb[1] = nb1;
+    }
   }
 
   // The closest of the lanes' closest neighbours into s.near_d2 / s.near_d.
@@ -293,8 +319,27 @@ struct Kernel {
   // stencil rows z, then y ascending): the candidates of cell x are then the one contiguous
   // range of columns [x - reach, x + reach], streamed by every boid of the cell. Copying by
   // columns copies each cell once per sweep instead of 2 * reach + 1 times.
+  //
+  // row_nn: the same sums (the same code), and also each boid's smallest |d|^2 over its stencil
+  // into g.nearest2[slot] (nn_min): the flock metrics' row taken from the step's kernel.
   static void row(const GridView<Real>& g, std::uint32_t row, FlockSums<Real>* out,
                   KernelScratch<Real>& scratch) {
+    row_t<false>(g, row, out, scratch);
+  }
+  static void row_nn(const GridView<Real>& g, std::uint32_t row, FlockSums<Real>* out,
+                     KernelScratch<Real>& scratch) {
+    row_t<true>(g, row, out, scratch);
+  }
+  static Real lanes_min(B x) {
+    alignas(64) Real l[W];
+    P::store(l, x);
+    for (int h = W / 2; h >= 1; h /= 2)  // a tree: log2(W) dependent steps, not W
+      for (int k = 0; k < h; ++k) l[k] = l[k + h] < l[k] ? l[k + h] : l[k];
+    return l[0];
+  }
+  template <bool NN>
+  static void row_t(const GridView<Real>& g, std::uint32_t row, FlockSums<Real>* out,
+                    KernelScratch<Real>& scratch) {
     const int n0 = g.n[0], n1 = g.n[1], n2 = g.n[2], rx = g.reach[0];
     const int y = int(row % std::uint32_t(n1)), z = int(row / std::uint32_t(n1));
     const bool wrap = g.wrap != WrapMode::none;
@@ -396,6 +441,7 @@ struct Kernel {
     }
     const std::uint32_t row_first = g.cell_start[row * std::uint32_t(n0)];
     const bool track = g.kp.track_nearest;
+    [[maybe_unused]] const B inf = P::splat(std::numeric_limits<Real>::infinity());
     std::uint64_t pairs = 0;  // run_pair calls, for kernel_pair_runs()
     for (int x = 0; x < n0; ++x) {
       const std::uint32_t cell = row * std::uint32_t(n0) + std::uint32_t(x);
@@ -452,22 +498,27 @@ struct Kernel {
           Acc a[2];
           clear(a[0]);
           clear(a[1]);
+          B nb[2] = {inf, inf};
           if (full0 == full1) {
             if (full0)
-              run_pair<true>(g, me, bp, bv, lo, hi, self, a);
+              run_pair<true, NN>(g, me, bp, bv, lo, hi, self, a, nb);
             else
-              run_pair<false>(g, me, bp, bv, lo, hi, self, a);
+              run_pair<false, NN>(g, me, bp, bv, lo, hi, self, a, nb);
             ++pairs;
           } else {
             for (int b = 0; b < 2; ++b) {
               if (b == 0 ? full0 : full1)
-                run<true, false>(g, me[b], bp, bv, lo, hi, self + b, a[b], none);
+                run<true, false, NN>(g, me[b], bp, bv, lo, hi, self + b, a[b], none, nb + b);
               else
-                run<false, false>(g, me[b], bp, bv, lo, hi, self + b, a[b], none);
+                run<false, false, NN>(g, me[b], bp, bv, lo, hi, self + b, a[b], none, nb + b);
             }
           }
           store(i, a[0], none);
           store(i + 1, a[1], none);
+          if constexpr (NN) {
+            g.nearest2[i] = lanes_min(nb[0]);
+            g.nearest2[i + 1] = lanes_min(nb[1]);
+          }
         }
       }
       for (; i < last; ++i) {
@@ -479,15 +530,17 @@ struct Kernel {
         Near closest;
         closest.d2 = P::splat(std::numeric_limits<Real>::infinity());
         for (int c = 0; c < D; ++c) closest.d[c] = P::splat(Real(0));
+        B nb = inf;
         if (full && !track)
-          run<true, false>(g, me, bp, bv, lo, hi, self, a, closest);
+          run<true, false, NN>(g, me, bp, bv, lo, hi, self, a, closest, &nb);
         else if (!track)
-          run<false, false>(g, me, bp, bv, lo, hi, self, a, closest);
+          run<false, false, NN>(g, me, bp, bv, lo, hi, self, a, closest, &nb);
         else if (full)
-          run<true, true>(g, me, bp, bv, lo, hi, self, a, closest);
+          run<true, true, NN>(g, me, bp, bv, lo, hi, self, a, closest, &nb);
         else
-          run<false, true>(g, me, bp, bv, lo, hi, self, a, closest);
+          run<false, true, NN>(g, me, bp, bv, lo, hi, self, a, closest, &nb);
         store(i, a, closest);
+        if constexpr (NN) g.nearest2[i] = lanes_min(nb);
       }
     }
     if (pairs) count_pair_runs(pairs);

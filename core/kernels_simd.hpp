@@ -28,6 +28,7 @@ struct XsimdPacks {
     static B loadu(const Real* p) { return B::load_unaligned(p); }
     static void storeu(Real* p, B a) { a.store_unaligned(p); }
     static B splat(Real x) { return B(x); }
+    static B min(B a, B b) { return xsimd::min(a, b); }  // a < b ? a : b
     alignas(64) static constexpr Real iota[16] = {0, 1, 2,  3,  4,  5,  6,  7,
                                                   8, 9, 10, 11, 12, 13, 14, 15};
     static M lane_lt(int k) { return B::load_aligned(iota) < B(Real(k)); }

@@ -39,6 +39,14 @@ void fill_table(KernelTable<Real>& t) {
   put.template operator()<3, WrapMode::none>();
   put.template operator()<3, WrapMode::shift>();
   put.template operator()<3, WrapMode::min_image>();
+  auto put_nn = [&]<int D, WrapMode WM>() {
+    t.row_nn[D - 2][int(WM)][0] = &Kernel<PF<Real>, Real, D, WM, false>::row_nn;
+    t.row_nn[D - 2][int(WM)][1] = &Kernel<PF<Real>, Real, D, WM, true>::row_nn;
+  };
+  put_nn.template operator()<2, WrapMode::none>();
+  put_nn.template operator()<2, WrapMode::shift>();
+  put_nn.template operator()<3, WrapMode::none>();
+  put_nn.template operator()<3, WrapMode::shift>();
   if constexpr (requires(typename PF<Real>::B x) { PF<Real>::floor(x); }) {
     auto fin = [&]<int D, Boundary BND>() {
       t.finish[D - 2][int(BND)] = &Finish<PF<Real>, Real, D, BND>::rows;

@@ -38,6 +38,31 @@ struct SharedCells {
 template <class Real>
 bool grid_shared_cells(const World& w, SharedCells<Real>& out);
 
+/// The flock metrics' row taken from a step (parallel/metrics.cpp, MetricsCalculator::defer):
+/// after grid_request_row(), the next step keeps its input (the state the request saw, in cell
+/// order) and, where its row kernel allows (`fused`), each kind 0 boid's neighbour count and
+/// smallest |d|^2 over its stencil, both from that kernel.
+template <class Real>
+struct TakenRow {
+  SharedCells<Real> cells;              ///< the step's input cell list (kind 0)
+  const BoidStore<Real>* in = nullptr;  ///< the step's input, every kind (1, 2 after kind 0)
+  bool fused = false;                   ///< k and nearest2 are filled
+  bool shift = false;                   ///< the kernel added image shifts (wrap)
+  const std::int32_t* k = nullptr;      ///< per cell-order slot of kind 0: the kernel's count
+  const Real* nearest2 = nullptr;       ///< per slot: the smallest |d|^2 over the stencil
+  std::uint64_t step = 0;               ///< the step count of that state
+};
+
+/// Asks the next step of `w` to keep its input for the metrics (TakenRow). False, and nothing
+/// asked, when `w` has no grid engine or its step has no row kernel (topological neighbours,
+/// the couzin profile, the cluster engine, engine.cells_per_radius 2).
+bool grid_request_row(World& w);
+
+/// The row the last step kept (grid_request_row), while it is still there: false once the
+/// world is stepped again, its state or def replaced, or its cells rebuilt.
+template <class Real>
+bool grid_taken_row(const World& w, TakenRow<Real>& out);
+
 /// Test hook (tests/test_engine_equality.cpp): the neighbour count of every boid, in id order
 /// (as World::ids()), that the next step would use, found by the kernel step() runs (SIMD,
 /// scalar or generic) over a fresh cell list of the current state, and for kinds 1/2 by their

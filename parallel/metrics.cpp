@@ -59,12 +59,97 @@ struct TurnTable {
 
 using namespace metrics_detail;
 
+std::atomic<std::uint64_t> g_fused_rows{0}, g_fused_boids{0};
+
+// The fused row's counts and nearest distances (MetricsCalculator::defer): per cell of the
+// step's cell list, from the step's kernel (tk.k, tk.nearest2) where its arithmetic is the
+// pair pass's, and a flag in s.fallback where it is not: a cell on a face of a wrapping grid
+// (the kernel's candidates there are fl(p_j + L) - p_i, the pass's fl(p_j - p_i) + L), or a
+// cell with a boid whose nearest boid lies beyond the stencil (the pass's ring search).
 template <class Real, int D>
-FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, int kind) {
+void fused_cells(Executor& ex, Scratch<Real>& s, const PairInput<Real>& in, const Grid& g,
+                 const TakenRow<Real>& tk, PairSums& total) {
+  constexpr std::size_t kCells = 512;
+  const std::size_t ncells = g.cells();
+  const std::size_t nb = (ncells + kCells - 1) / kCells;
+  s.fallback.assign(ncells, 0);
+  s.sums.assign(nb, PairSums{});
+  ex.parallel_for(nb, 1, [&](std::size_t b0, std::size_t b1) {
+    for (std::size_t b = b0; b < b1; ++b) {
+      PairSums& q = s.sums[b];
+      for (std::size_t c = b * kCells; c < std::min(ncells, (b + 1) * kCells); ++c) {
+        const std::uint32_t i0 = in.start[c], i1 = in.start[c + 1];
+        if (i0 == i1) continue;
+        bool fb = false;
+        if (in.wrap == PairWrap::shift) {
+          std::size_t rest = c;
+          for (int a = 0; a < D; ++a) {
+            const std::size_t x = rest % std::size_t(g.n[a]);
+            rest /= std::size_t(g.n[a]);
+            fb = fb || x == 0 || x + 1 == std::size_t(g.n[a]);
+          }
+        }
+        FixedSum nnd = 0;
+        std::uint64_t k = 0;
+        for (std::uint32_t i = i0; i < i1 && !fb; ++i) {
+          // The pair pass's test for a ring search (PairPass::group, ring 2).
+          const double nearest = std::sqrt(double(tk.nearest2[i]));
+          fb = !(nearest <= g.edge);
+          nnd += fixed_value(nearest);
+          k += in.topo_k > 0 ? std::min(std::uint64_t(tk.k[i]), in.topo_k) : std::uint64_t(tk.k[i]);
+        }
+        s.fallback[c] = fb;
+        if (fb) continue;
+        q.nnd += nnd;
+        q.nnd_count += i1 - i0;
+        q.neighbours += k;
+      }
+    }
+  });
+  for (const PairSums& q : s.sums) {
+    total.nnd += q.nnd;
+    total.nnd_count += q.nnd_count;
+    total.neighbours += q.neighbours;
+  }
+  g_fused_boids.fetch_add(total.nnd_count, std::memory_order_relaxed);
+  // The other cells: the pair pass over runs of consecutive ones (empty cells joined in), cut
+  // into pieces of at most kBlock boids.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>>& runs = s.runs;
+  runs.clear();
+  for (std::size_t c = 0; c < ncells;) {
+    if (!s.fallback[c]) {
+      ++c;
+      continue;
+    }
+    std::size_t e = c + 1;
+    while (e < ncells && (s.fallback[e] || in.start[e] == in.start[e + 1])) ++e;
+    for (std::uint32_t b = in.start[c]; b < in.start[e];) {
+      const std::uint32_t to = std::min<std::uint32_t>(in.start[e], b + std::uint32_t(kBlock));
+      runs.emplace_back(b, to);
+      b = to;
+    }
+    c = e;
+  }
+  const PairFn<Real> pairs = select_pair_fn<Real>(D, in.wrap, in.cone);
+  s.sums.assign(runs.size(), PairSums{});
+  ex.parallel_for(runs.size(), 1, [&](std::size_t r0, std::size_t r1) {
+    for (std::size_t r = r0; r < r1; ++r) pairs(in, runs[r].first, runs[r].second, s.sums[r]);
+  });
+  for (const PairSums& q : s.sums) {
+    total.nnd += q.nnd;
+    total.nnd_count += q.nnd_count;
+    total.neighbours += q.neighbours;
+  }
+}
+
+template <class Real, int D>
+FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, int kind,
+                           const TakenRow<Real>* tk = nullptr) {
   const WorldDef& def = world.def();
   const auto* engine = dynamic_cast<const EngineT<Real>*>(&engine_of(world));
   if (!engine) throw Error("metrics: the world's precision does not match its engine");
-  const BoidStore<Real>& store = engine->slots();
+  // A deferred row (tk) reads the state the last step read: its input, in cell order.
+  const BoidStore<Real>& store = tk ? *tk->in : engine->slots();
   const std::size_t total = store.n;
   const bool wrap = def.boundary == Boundary::wrap;
   const std::size_t gblocks = (total + kBlock - 1) / kBlock;
@@ -154,7 +239,13 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
   // reads (cells of edge >= the radius, searched one cell out, in cell order), so it serves
   // the pair pass as it is and is built once for both (parallel/grid_engine.hpp).
   SharedCells<Real> sh;
-  bool shared = kind == 0 && grid_shared_cells<Real>(world, sh);
+  bool shared = false;
+  if (tk) {
+    sh = tk->cells;
+    shared = kind == 0 && sh.cell_start != nullptr;
+  } else {
+    shared = kind == 0 && grid_shared_cells<Real>(world, sh);
+  }
   if (shared) {
     for (int a = 0; a < 3; ++a) {
       g.n[a] = sh.n[a];
@@ -287,16 +378,28 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
       });
     }
   }
-  const PairFn<Real> pairs = select_pair_fn<Real>(D, in.wrap, !kp.full_view);
-  std::vector<PairSums>& sums = s.sums;
-  sums.assign(nblocks, PairSums{});
-  blocks([&](std::size_t b, std::size_t i0, std::size_t i1) { pairs(in, i0, i1, sums[b]); });
   std::uint64_t neighbours = 0, nnd_count = 0;
   FixedSum nnd = 0;
-  for (const PairSums& q : sums) {
-    neighbours += q.neighbours;
-    nnd += q.nnd;
-    nnd_count += q.nnd_count;
+  if (tk && tk->fused && shared && in.wrap != PairWrap::min_image) {
+    // The fused row: the step's kernel counted the neighbours and found the nearest boid in
+    // the stencil with this pass's arithmetic, except where fused_cells says otherwise.
+    in.cone = !kp.full_view;
+    PairSums fs;
+    fused_cells<Real, D>(ex, s, in, g, *tk, fs);
+    neighbours = fs.neighbours;
+    nnd = fs.nnd;
+    nnd_count = fs.nnd_count;
+    g_fused_rows.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    const PairFn<Real> pairs = select_pair_fn<Real>(D, in.wrap, !kp.full_view);
+    std::vector<PairSums>& sums = s.sums;
+    sums.assign(nblocks, PairSums{});
+    blocks([&](std::size_t b, std::size_t i0, std::size_t i1) { pairs(in, i0, i1, sums[b]); });
+    for (const PairSums& q : sums) {
+      neighbours += q.neighbours;
+      nnd += q.nnd;
+      nnd_count += q.nnd_count;
+    }
   }
   m.mean_neighbours = double(neighbours) / double(n);
   m.mean_nnd = nnd_count > 0 ? double(nnd) / kValueScale / double(nnd_count) : 0.0;
@@ -319,6 +422,7 @@ struct MetricsCalculator::Impl {
   Executor ex;
   Scratch<float> f;
   Scratch<double> d;
+  bool deferred = false;  // defer() asked the world's next step for a row
 };
 
 MetricsCalculator::MetricsCalculator(int threads, HostParallelFor host_parallel_for,
@@ -340,6 +444,34 @@ FlockMetrics MetricsCalculator::compute(const World& world, int kind) {
   }
   return three ? compute_typed<double, 3>(impl_->ex, impl_->d, world, kind)
                : compute_typed<double, 2>(impl_->ex, impl_->d, world, kind);
+}
+
+bool MetricsCalculator::defer(World& world, int kind) {
+  if (kind != 0) return false;  // only kind 0 lives in the engine's cells
+  impl_->deferred = grid_request_row(world);
+  return impl_->deferred;
+}
+
+FlockMetrics MetricsCalculator::compute_deferred(const World& world, int kind) {
+  const bool asked = impl_->deferred;
+  impl_->deferred = false;
+  auto run = [&]<class Real>(Scratch<Real>& s) {
+    TakenRow<Real> tk;
+    if (!asked || kind != 0 || !grid_taken_row<Real>(world, tk))
+      throw Error(
+          "metrics: the deferred state is gone (compute_deferred needs defer() and then exactly "
+          "one step)");
+    return world.dims() == 3 ? compute_typed<Real, 3>(impl_->ex, s, world, kind, &tk)
+                             : compute_typed<Real, 2>(impl_->ex, s, world, kind, &tk);
+  };
+  return world.precision() == Precision::f32 ? run(impl_->f) : run(impl_->d);
+}
+
+std::uint64_t metrics_detail::metrics_fused_rows() {
+  return g_fused_rows.load(std::memory_order_relaxed);
+}
+std::uint64_t metrics_detail::metrics_fused_boids() {
+  return g_fused_boids.load(std::memory_order_relaxed);
 }
 
 FlockMetrics compute_metrics(const World& world, int kind) {

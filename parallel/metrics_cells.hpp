@@ -43,6 +43,8 @@ struct Scratch {
   std::vector<std::uint8_t> uniform;  // per cell, the link pass's
   std::vector<Partial> part;
   std::vector<PairSums> sums;
+  std::vector<std::uint8_t> fallback;  // per cell: the fused row's pair pass (metrics.cpp)
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;  // and its runs of boids
 };
 
 inline Grid make_grid(const WorldDef& def, double radius, std::size_t n, const double* lo,

@@ -48,6 +48,7 @@ struct PairInput {
   std::uint64_t topo_k = 0;  ///< counts capped at this when > 0 (topological neighbours)
   std::atomic<std::uint32_t>* parent = nullptr;  ///< the union-find over cell-order indices
   std::uint8_t* uniform = nullptr;  ///< per cell: its boids form one set (the link pass's)
+  bool cone = false;                ///< a view cone applies (the fused row's pass)
 };
 
 /// A sum in 128-bit fixed point: integer additions, so the same bits in any order.
@@ -133,6 +134,12 @@ void metrics_pairs_scalar(PairTable<float>& f, PairTable<double>& d);
 void metrics_pairs_sse42(PairTable<float>& f, PairTable<double>& d);
 void metrics_pairs_avx2(PairTable<float>& f, PairTable<double>& d);
 void metrics_pairs_avx512(PairTable<float>& f, PairTable<double>& d);
+
+/// Rows of MetricsCalculator::compute_deferred whose counts and nearest distances came from
+/// the step's kernel, and the boids among them (the rest ran the pair pass), over the process
+/// so far: the tests' proof that the fused row runs (parallel/metrics.cpp).
+std::uint64_t metrics_fused_rows();
+std::uint64_t metrics_fused_boids();
 
 /// The pass for dispatched_isa(), a dimension, a wrap mode and whether a view cone applies.
 template <class Real>

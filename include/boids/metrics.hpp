@@ -49,6 +49,16 @@ class BOIDS_API MetricsCalculator {
 
   FlockMetrics compute(const World& world, int kind = 0);
 
+  /// The fused row (docs/metrics.md): asks the world's next step to measure this state as it
+  /// goes (the neighbour counts and nearest distances from the step's own kernel), for
+  /// compute_deferred() after it. Returns false, asking nothing, when the world cannot (another
+  /// kind than 0, an engine or rule whose step has no row kernel): then call compute() now.
+  bool defer(World& world, int kind = 0);
+  /// After defer() returned true and then exactly one step: the metrics of the state defer()
+  /// saw, bit for bit what compute() gave then. Throws Error when that state is gone (no
+  /// defer(), more than one step, or the world's state or def replaced in between).
+  FlockMetrics compute_deferred(const World& world, int kind = 0);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -1,0 +1,136 @@
+// The fused metrics row (MetricsCalculator::defer / compute_deferred, docs/metrics.md): the step
+// after defer() counts the neighbours and finds each boid's nearest one in its stencil with its
+// own row kernel (the row_nn flavour, core/kernels_impl.hpp), and compute_deferred() takes them
+// from there, running the pair pass only for the cells on a wrapping grid's faces and those with
+// a boid whose nearest boid lies beyond the stencil. Guards: the deferred row is bit for bit the
+// row compute() gives for the same state, on every instruction set and thread count; most boids
+// are taken from the kernel (metrics_fused_boids); the steps are those of a run without rows;
+// and a row whose state is gone is refused.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "boids/metrics.hpp"
+#include "parallel/metrics_pairs.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using boids::Boundary;
+using boids::FlockMetrics;
+using boids::WorldDef;
+
+bool same(const FlockMetrics& a, const FlockMetrics& b) {
+  return a.count == b.count && a.moving == b.moving && a.polarization == b.polarization &&
+         a.milling == b.milling && a.mean_speed == b.mean_speed && a.mean_nnd == b.mean_nnd &&
+         a.mean_neighbours == b.mean_neighbours && a.clusters == b.clusters &&
+         a.largest_cluster == b.largest_cluster;
+}
+
+struct Setup {
+  const char* name;
+  int dims;
+  Boundary bnd;
+  boids::Precision prec;
+  double view;
+  int predators = 0;
+  double closest = 0;  // behaviour.closest_separation: the kernel's threshold tracker
+  double size = 0;     // 0: a size giving the default density
+  int count = 12000;
+};
+
+WorldDef def_of(const Setup& k) {
+  WorldDef d = boids::default_world_def();
+  d.dims = k.dims;
+  d.boundary = k.bnd;
+  d.precision = k.prec;
+  d.count = std::size_t(k.count);
+  // The default density (1M boids at size 464.16), or the given size.
+  d.size = k.size > 0    ? k.size
+           : k.dims == 3 ? 464.16 * std::cbrt(double(k.count) / 1e6)
+                         : 464.16 * 10 * std::sqrt(double(k.count) / 1e6);
+  d.kinds[0].rules.view_angle = k.view;
+  d.predators = std::size_t(k.predators);
+  d.kinds[0].behaviour.closest_separation = k.closest;
+  d.engine = boids::EngineKind::grid;
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("a deferred metrics row takes the next step's kernel counts and is the same bits",
+          "[metrics][parallel]") {
+  const Setup setups[] = {
+      {"3d wrap float", 3, Boundary::wrap, boids::Precision::f32, 360},
+      {"3d wrap double", 3, Boundary::wrap, boids::Precision::f64, 360},
+      {"3d reflect cone 240", 3, Boundary::reflect, boids::Precision::f32, 240},
+      {"3d open double cone 230", 3, Boundary::open, boids::Precision::f64, 230},
+      {"2d wrap", 2, Boundary::wrap, boids::Precision::f32, 360},
+      {"2d reflect double cone 200", 2, Boundary::reflect, boids::Precision::f64, 200},
+      {"3d wrap predators", 3, Boundary::wrap, boids::Precision::f32, 360, 30},
+      {"3d wrap threshold tracker", 3, Boundary::wrap, boids::Precision::f32, 360, 0, 2.0},
+      {"3d wrap sparse", 3, Boundary::wrap, boids::Precision::f32, 360, 0, 0, 300, 2000},
+      {"3d wrap dense", 3, Boundary::wrap, boids::Precision::f32, 360, 0, 0, 80, 20000},
+  };
+  for (const Setup& k : setups) {
+    for (boids::Isa isa : boids::test::testable_isas()) {
+      boids::test::MaxIsaScope cap(isa);
+      for (int threads : {1, 2}) {
+        INFO(k.name << " isa " << boids::isa_name(isa) << " threads " << threads);
+        WorldDef d = def_of(k);
+        d.threads = threads;
+        boids::World fused = boids::World::create(d);
+        boids::World plain = boids::World::create(d);
+        fused.step(2);
+        plain.step(2);
+        boids::MetricsCalculator calc(threads), ref(threads);
+        for (int round = 0; round < 2; ++round) {
+          const FlockMetrics want = ref.compute(plain);
+          const std::uint64_t rows = boids::metrics_detail::metrics_fused_rows();
+          const std::uint64_t boids0 = boids::metrics_detail::metrics_fused_boids();
+          REQUIRE(calc.defer(fused));
+          fused.step(1);
+          plain.step(1);
+          const FlockMetrics got = calc.compute_deferred(fused);
+          CHECK(same(got, want));
+          CHECK(got.mean_neighbours > 0);
+          // The row came from the kernel, and so did most of its boids (all but the cells on
+          // the faces of a wrapping grid and those near a boid with no near neighbour).
+          CHECK(boids::metrics_detail::metrics_fused_rows() == rows + 1);
+          const std::uint64_t taken = boids::metrics_detail::metrics_fused_boids() - boids0;
+          CHECK(taken > d.count / 4);
+          CHECK(taken <= d.count);
+          CHECK(fused.state_hash() == plain.state_hash());  // the step is unchanged
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("a deferred metrics row refuses a state that is gone and other kinds and engines",
+          "[metrics]") {
+  const Setup k{"3d wrap", 3, Boundary::wrap, boids::Precision::f32, 360, 20};
+  const WorldDef d = def_of(k);
+  boids::World w = boids::World::create(d);
+  boids::MetricsCalculator calc(1);
+  CHECK_THROWS_AS(calc.compute_deferred(w), boids::Error);  // no defer()
+  REQUIRE(calc.defer(w));
+  w.step(2);  // the second step rebuilds the cells: the deferred state is gone
+  CHECK_THROWS_AS(calc.compute_deferred(w), boids::Error);
+  REQUIRE(calc.defer(w));
+  w.set_state(w.state());  // a new state before the step
+  w.step(1);
+  CHECK_THROWS_AS(calc.compute_deferred(w), boids::Error);
+  CHECK_FALSE(calc.defer(w, 1));  // predators are not in the engine's cells
+  for (auto kind : {boids::EngineKind::cluster, boids::EngineKind::naive}) {
+    WorldDef e = d;
+    e.engine = kind;
+    e.count = 500;
+    boids::World o = boids::World::create(e);
+    CHECK_FALSE(calc.defer(o));
+  }
+  WorldDef topo = d;
+  topo.kinds[0].rules.neighbours = boids::NeighbourRule::topological;
+  boids::World t = boids::World::create(topo);
+  CHECK_FALSE(calc.defer(t));
+}
