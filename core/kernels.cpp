@@ -125,9 +125,8 @@ const KernelTable<Real>& table_for(Isa isa) {
 }  // namespace
 
 template <class Real>
-RowKernel<Real> select_row_kernel(Isa isa, int dims, WrapMode wrap, const KindParams<Real>& kp) {
-  return table_for<Real>(isa)
-      .row[dims == 2 ? 0 : 1][int(wrap)][kp.full_view ? 1 : 0][kp.track_nearest ? 1 : 0];
+RowKernel<Real> select_row_kernel(Isa isa, int dims, WrapMode wrap, bool full_view) {
+  return table_for<Real>(isa).row[dims == 2 ? 0 : 1][int(wrap)][full_view ? 1 : 0];
 }
 
 template <class Real>
@@ -154,8 +153,8 @@ void grow_scratch(KernelScratch<Real>& scratch, std::size_t reals, std::size_t i
 
 template void grow_scratch(KernelScratch<float>&, std::size_t, std::size_t);
 template void grow_scratch(KernelScratch<double>&, std::size_t, std::size_t);
-template RowKernel<float> select_row_kernel<float>(Isa, int, WrapMode, const KindParams<float>&);
-template RowKernel<double> select_row_kernel<double>(Isa, int, WrapMode, const KindParams<double>&);
+template RowKernel<float> select_row_kernel<float>(Isa, int, WrapMode, bool);
+template RowKernel<double> select_row_kernel<double>(Isa, int, WrapMode, bool);
 template FinishRow<float> select_finish_row<float>(Isa, int, Boundary);
 template FinishRow<double> select_finish_row<double>(Isa, int, Boundary);
 

@@ -149,11 +149,9 @@ using RowKernel = void (*)(const GridView<Real>& g, std::uint32_t row, FlockSums
                            KernelScratch<Real>& scratch);
 
 /// The kernel for an instruction set (which must be compiled in and supported; see
-/// dispatched_isa), dimension, wrap mode and kind 0's rule: kp.full_view (kind 0 sees all
-/// around) and kp.track_nearest (the threshold rules' closest neighbour: a kernel of its own,
-/// so the plain one's code stays as it is).
+/// dispatched_isa), dimension, wrap mode and view (full_view: kind 0 sees all around).
 template <class Real>
-RowKernel<Real> select_row_kernel(Isa isa, int dims, WrapMode wrap, const KindParams<Real>& kp);
+RowKernel<Real> select_row_kernel(Isa isa, int dims, WrapMode wrap, bool full_view);
 
 /// What the vectorised finish of the plain standard model reads and writes: the step's input
 /// in cell order, the output store's arrays (same slots), kind 0's rules and the world.
@@ -221,8 +219,8 @@ WanderDrawsN select_wander_draws_n(Isa isa);
 // Per-ISA tables, defined in kernels_<isa>.cpp.
 template <class Real>
 struct KernelTable {
-  RowKernel<Real> row[2][3][2][2] = {};  ///< [dims - 2][wrap mode][full view][track nearest]
-  FinishRow<Real> finish[2][3] = {};     ///< [dims - 2][boundary]; empty for scalar
+  RowKernel<Real> row[2][3][2] = {};  ///< [dims - 2][wrap mode][full view]
+  FinishRow<Real> finish[2][3] = {};  ///< [dims - 2][boundary]; empty for scalar
   SinCosN sin_cos_n = nullptr;
   CbrtN cbrt_n = nullptr;
   WanderDrawsN wander_draws_n = nullptr;

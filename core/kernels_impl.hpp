@@ -155,33 +155,22 @@ struct Kernel {
     if constexpr (TN) near = nr;
   }
 
-  // run<Full, TN> for two boids of one cell at once (the same candidate range): each
+  // run<Full, false> for two boids of one cell at once (the same candidate range): each
   // candidate batch is loaded once and summed into both boids' lanes, the same operations in
-  // the same order per boid as run, so the same bits; the two boids' chains interleave. TN:
-  // each boid its own tracker (near[0], near[1]), updated as run's. The plain row kernel
-  // (row<false>) and the threshold rules' (row<true>) are separate functions, so the tracker's
-  // instantiations do not change the plain one's code (in one function, GCC's register
-  // allocation made the plain kernel 10-20 % slower).
-  template <bool Full, bool TN>
+  // the same order per boid as run, so the same bits; the two boids' chains interleave.
+  template <bool Full>
   static inline void run_pair(const GridView<Real>& g, const Boid* me, const Real* const* bp,
                               const Real* const* bv, std::uint32_t lo, std::uint32_t hi,
-                              std::uint32_t self0, Acc* acc, [[maybe_unused]] Near* near) {
+                              std::uint32_t self0, Acc* acc) {
     Acc a0 = acc[0], a1 = acc[1];
-    [[maybe_unused]] Near n0, n1;
-    if constexpr (TN) {
-      n0 = near[0];
-      n1 = near[1];
-    }
     const B r2 = P::splat(g.kp.radius2);
     const B rs2 = P::splat(g.kp.sep_radius2);
     const B zero = P::splat(Real(0));
     const B one = P::splat(Real(1));
     const B tiny = P::splat(std::numeric_limits<Real>::min());
     const bool linear = g.kp.sep_linear;
-    [[maybe_unused]] const B cm2 = P::splat(g.kp.beh.closest_min2);
-    [[maybe_unused]] const B rt2 = P::splat(std::max(g.kp.sep_radius2, g.kp.beh.closest_min2));
-    auto one_boid = [&](const Boid& b, std::uint32_t self, Acc& a, [[maybe_unused]] Near& nr, int u,
-                        std::uint32_t o, const B* pc, const B* vc) {
+    auto one_boid = [&](const Boid& b, std::uint32_t self, Acc& a, int u, std::uint32_t o,
+                        const B* pc, const B* vc) {
       B d[D];
       B d2 = zero;
       for (int c = 0; c < D; ++c) {
@@ -203,32 +192,10 @@ struct Kernel {
         a.d[c][u] = P::add_if(a.d[c][u], m, d[c]);
         a.v[c][u] = P::add_if(a.v[c][u], m, vc[c]);
       }
-      if constexpr (!TN) {
-        const M ms = P::and_(m, P::and_(d2 >= tiny, d2 < rs2));
-        if (W == 16 || P::any(ms)) {
-          const B inv = linear ? one : one / d2;
-          for (int c = 0; c < D; ++c) a.s[c][u] = P::sub_if(a.s[c][u], ms, d[c] * inv);
-        }
-      } else {
-        // run's rare pairs and tracker, the same operations.
-        const M rare = W == 16 ? m : P::and_(m, d2 < rt2);
-        if (W == 16 || P::any(rare)) {
-          const M ms = P::and_(rare, P::and_(d2 >= tiny, d2 < rs2));
-          const B inv = linear ? one : one / d2;
-          for (int c = 0; c < D; ++c) a.s[c][u] = P::sub_if(a.s[c][u], ms, d[c] * inv);
-          const M close = P::and_(rare, d2 < cm2);
-          if (W == 16 && !P::any(close)) return;
-          M take = P::and_(close, d2 < nr.d2);
-          const M tie = P::and_(close, d2 == nr.d2);
-          if (P::any(tie)) {
-            M lt = d[D - 1] < nr.d[D - 1];
-            for (int c = D - 2; c >= 0; --c)
-              lt = P::or_(d[c] < nr.d[c], P::and_(d[c] == nr.d[c], lt));
-            take = P::or_(take, P::and_(tie, lt));
-          }
-          nr.d2 = P::sel(take, d2, nr.d2);
-          for (int c = 0; c < D; ++c) nr.d[c] = P::sel(take, d[c], nr.d[c]);
-        }
+      const M ms = P::and_(m, P::and_(d2 >= tiny, d2 < rs2));
+      if (W == 16 || P::any(ms)) {
+        const B inv = linear ? one : one / d2;
+        for (int c = 0; c < D; ++c) a.s[c][u] = P::sub_if(a.s[c][u], ms, d[c] * inv);
       }
     };
     for (std::uint32_t j = lo; j < hi; j += V) {
@@ -243,16 +210,12 @@ struct Kernel {
           pc[c] = P::loadu(bp[c] + o);
           vc[c] = P::loadu(bv[c] + o);
         }
-        one_boid(me[0], self0, a0, n0, u, o, pc, vc);
-        one_boid(me[1], self0 + 1, a1, n1, u, o, pc, vc);
+        one_boid(me[0], self0, a0, u, o, pc, vc);
+        one_boid(me[1], self0 + 1, a1, u, o, pc, vc);
       }
     }
     acc[0] = a0;
     acc[1] = a1;
-    if constexpr (TN) {
-      near[0] = n0;
-      near[1] = n1;
-    }
   }
 
   // The closest of the lanes' closest neighbours into s.near_d2 / s.near_d.
@@ -330,11 +293,8 @@ struct Kernel {
   // stencil rows z, then y ascending): the candidates of cell x are then the one contiguous
   // range of columns [x - reach, x + reach], streamed by every boid of the cell. Copying by
   // columns copies each cell once per sweep instead of 2 * reach + 1 times.
-  // TN: the threshold rules' closest-neighbour tracker (KindParams::track_nearest); row and
-  // row_near below are the two flavours, separate functions in the kernel table.
-  template <bool TN>
-  static inline void rows(const GridView<Real>& g, std::uint32_t row, FlockSums<Real>* out,
-                          KernelScratch<Real>& scratch) {
+  static void row(const GridView<Real>& g, std::uint32_t row, FlockSums<Real>* out,
+                  KernelScratch<Real>& scratch) {
     const int n0 = g.n[0], n1 = g.n[1], n2 = g.n[2], rx = g.reach[0];
     const int y = int(row % std::uint32_t(n1)), z = int(row / std::uint32_t(n1));
     const bool wrap = g.wrap != WrapMode::none;
@@ -435,6 +395,7 @@ struct Kernel {
       for (std::size_t j = total; j < total + V; ++j) bv[c][j] = Real(0);
     }
     const std::uint32_t row_first = g.cell_start[row * std::uint32_t(n0)];
+    const bool track = g.kp.track_nearest;
     std::uint64_t pairs = 0;  // run_pair calls, for kernel_pair_runs()
     for (int x = 0; x < n0; ++x) {
       const std::uint32_t cell = row * std::uint32_t(n0) + std::uint32_t(x);
@@ -466,7 +427,7 @@ struct Kernel {
         FlockSums<Real>& s = out[i - row_first];
         s = FlockSums<Real>{};  // the buffer is reused: fields we do not sum keep defaults
         // Most boids have no neighbour within the tracker's bound: nothing to combine.
-        if (TN && P::any(closest.d2 < P::splat(std::numeric_limits<Real>::infinity())))
+        if (track && P::any(closest.d2 < P::splat(std::numeric_limits<Real>::infinity())))
           nearest(closest, s);
         Real r[Q];
         s.k = std::int32_t(reduce(a, r));  // at most the row's candidates: fits
@@ -478,37 +439,36 @@ struct Kernel {
         for (int c = D; c < 3; ++c) s.d[c] = s.v[c] = s.sep[c] = 0;
       };
       std::uint32_t i = first;
-      auto fresh = [&](Near& t) {
-        t.d2 = P::splat(std::numeric_limits<Real>::infinity());
-        for (int c = 0; c < D; ++c) t.d[c] = P::splat(Real(0));
-      };
-      // Two boids of the cell at a time (run_pair) when both see the same way.
-      for (; i + 1 < last; i += 2) {
-        const std::uint32_t self = own + (i - first);
-        Boid me[2];
-        const bool full0 = setup(self, me[0]), full1 = setup(self + 1, me[1]);
-        Acc a[2];
-        clear(a[0]);
-        clear(a[1]);
-        Near cl[2];
-        fresh(cl[0]);
-        fresh(cl[1]);
-        if (full0 == full1) {
-          if (full0)
-            run_pair<true, TN>(g, me, bp, bv, lo, hi, self, a, cl);
-          else
-            run_pair<false, TN>(g, me, bp, bv, lo, hi, self, a, cl);
-          ++pairs;
-        } else {
-          for (int b = 0; b < 2; ++b) {
-            if (b == 0 ? full0 : full1)
-              run<true, TN>(g, me[b], bp, bv, lo, hi, self + b, a[b], cl[b]);
+      Near none;
+      none.d2 = P::splat(std::numeric_limits<Real>::infinity());
+      for (int c = 0; c < D; ++c) none.d[c] = P::splat(Real(0));
+      // Without the tracker, two boids of the cell at a time (run_pair) when both see the
+      // same way.
+      if (!track) {
+        for (; i + 1 < last; i += 2) {
+          const std::uint32_t self = own + (i - first);
+          Boid me[2];
+          const bool full0 = setup(self, me[0]), full1 = setup(self + 1, me[1]);
+          Acc a[2];
+          clear(a[0]);
+          clear(a[1]);
+          if (full0 == full1) {
+            if (full0)
+              run_pair<true>(g, me, bp, bv, lo, hi, self, a);
             else
-              run<false, TN>(g, me[b], bp, bv, lo, hi, self + b, a[b], cl[b]);
+              run_pair<false>(g, me, bp, bv, lo, hi, self, a);
+            ++pairs;
+          } else {
+            for (int b = 0; b < 2; ++b) {
+              if (b == 0 ? full0 : full1)
+                run<true, false>(g, me[b], bp, bv, lo, hi, self + b, a[b], none);
+              else
+                run<false, false>(g, me[b], bp, bv, lo, hi, self + b, a[b], none);
+            }
           }
+          store(i, a[0], none);
+          store(i + 1, a[1], none);
         }
-        store(i, a[0], cl[0]);
-        store(i + 1, a[1], cl[1]);
       }
       for (; i < last; ++i) {
         const std::uint32_t self = own + (i - first);
@@ -517,26 +477,20 @@ struct Kernel {
         Acc a;
         clear(a);
         Near closest;
-        fresh(closest);
-        if (full)
-          run<true, TN>(g, me, bp, bv, lo, hi, self, a, closest);
+        closest.d2 = P::splat(std::numeric_limits<Real>::infinity());
+        for (int c = 0; c < D; ++c) closest.d[c] = P::splat(Real(0));
+        if (full && !track)
+          run<true, false>(g, me, bp, bv, lo, hi, self, a, closest);
+        else if (!track)
+          run<false, false>(g, me, bp, bv, lo, hi, self, a, closest);
+        else if (full)
+          run<true, true>(g, me, bp, bv, lo, hi, self, a, closest);
         else
-          run<false, TN>(g, me, bp, bv, lo, hi, self, a, closest);
+          run<false, true>(g, me, bp, bv, lo, hi, self, a, closest);
         store(i, a, closest);
       }
     }
     if (pairs) count_pair_runs(pairs);
-  }
-
-  // The kernel table's two flavours (core/kernels_table_impl.hpp): without and with the
-  // closest-neighbour tracker.
-  static void row(const GridView<Real>& g, std::uint32_t r, FlockSums<Real>* out,
-                  KernelScratch<Real>& scratch) {
-    rows<false>(g, r, out, scratch);
-  }
-  static void row_near(const GridView<Real>& g, std::uint32_t r, FlockSums<Real>* out,
-                       KernelScratch<Real>& scratch) {
-    rows<true>(g, r, out, scratch);
   }
 };
 

@@ -30,10 +30,8 @@ void fill_table(KernelTable<Real>& t) {
   t.cbrt_n = &cbrt_block;
   t.wander_draws_n = &wander_block;
   auto put = [&]<int D, WrapMode WM>() {
-    t.row[D - 2][int(WM)][0][0] = &Kernel<PF<Real>, Real, D, WM, false>::row;
-    t.row[D - 2][int(WM)][1][0] = &Kernel<PF<Real>, Real, D, WM, true>::row;
-    t.row[D - 2][int(WM)][0][1] = &Kernel<PF<Real>, Real, D, WM, false>::row_near;
-    t.row[D - 2][int(WM)][1][1] = &Kernel<PF<Real>, Real, D, WM, true>::row_near;
+    t.row[D - 2][int(WM)][0] = &Kernel<PF<Real>, Real, D, WM, false>::row;
+    t.row[D - 2][int(WM)][1] = &Kernel<PF<Real>, Real, D, WM, true>::row;
   };
   put.template operator()<2, WrapMode::none>();
   put.template operator()<2, WrapMode::shift>();

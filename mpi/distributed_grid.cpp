@@ -319,7 +319,7 @@ class DistributedGrid final : public Stepper {
     // As the grid engine's pick_kernel(): the row kernels wherever they cover the rule.
     if (!row_simd_pair_rule(kp))
       return m_.dims == 2 ? &generic_row_sums<Real, 2> : &generic_row_sums<Real, 3>;
-    return select_row_kernel<Real>(isa_, m_.dims, plan.wrap, kp);
+    return select_row_kernel<Real>(isa_, m_.dims, plan.wrap, kp.full_view);
   }
 
   // The metric rules: the row kernels over this rank's own rows, then the finish.

@@ -301,7 +301,7 @@ class GridEngine final : public EngineT<Real> {
     }
     if (cluster_)
       return select_cluster_kernel<Real>(isa_, m_.dims, cells_.plan().wrap, kp.full_view);
-    return select_row_kernel<Real>(isa_, m_.dims, cells_.plan().wrap, kp);
+    return select_row_kernel<Real>(isa_, m_.dims, cells_.plan().wrap, kp.full_view);
   }
 
   // Sums of the kind 1/2 agent in slot i of `in` over its own kind, slots [first, n): the

@@ -260,7 +260,7 @@ void check_pairs(double view_angle, bool abm, std::uint64_t seed) {
   KernelScratch<Real> scratch;
   for (Isa isa : test::testable_isas()) {
     const std::uint64_t before = kernel_pair_runs();
-    const RowKernel<Real> kernel = select_row_kernel<Real>(isa, D, g.wrap, g.kp);
+    const RowKernel<Real> kernel = select_row_kernel<Real>(isa, D, g.wrap, g.kp.full_view);
     for (std::uint32_t r = 0; r < g.nrows(); ++r)
       kernel(g, r, got.data() + g.row_start(r), scratch);
     CHECK(kernel_pair_runs() > before);  // the paired path ran

@@ -98,7 +98,8 @@ void BM_CellKernel(benchmark::State& state) {
   Executor ex(1);
   f.build(ex);
   const GridView<Real> g = f.cells.view(f.dst, f.m);
-  const RowKernel<Real> kernel = select_row_kernel<Real>(isa, g.dims, f.cells.plan().wrap, g.kp);
+  const RowKernel<Real> kernel =
+      select_row_kernel<Real>(isa, g.dims, f.cells.plan().wrap, g.kp.full_view);
   std::vector<FlockSums<Real>> out(f.dst.n);
   // Candidate pairs of one pass, to report pairs per second.
   double candidates = 0;
