@@ -230,13 +230,7 @@ FlockSums<Real> lane_sums(const GridView<Real>& g, std::uint32_t i) {
 
 template <class Real, int D>
 void check_pairs(double view_angle, bool abm, std::uint64_t seed) {
-  WorldDef d = default_world_def();
-  d.dims = D;
-  d.boundary = Boundary::reflect;
-  d.size = 30;
-  d.kinds[0].rules.radius = 5;
-  d.kinds[0].rules.separation_radius = 2;
-  d.kinds[0].rules.view_angle = view_angle;
+  WorldDef d = test::small_world(D, Boundary::reflect, view_angle);
   if (abm) d.profile = Profile::abm;
   const ModelParams<Real> m = ModelParams<Real>::from_def(d);
   REQUIRE(row_simd_pair_rule(m.kind[0]));
@@ -245,15 +239,8 @@ void check_pairs(double view_angle, bool abm, std::uint64_t seed) {
   const std::size_t n = D == 3 ? 2000 : 600;
   BoidStore<Real> src, dst;
   test::random_store(src, D, n, 30.0, seed);
-  GridSettings gs;
-  gs.dims = D;
-  gs.boundary = d.boundary;
-  gs.size = d.size;
-  gs.radius = d.kinds[0].rules.radius;
-  Executor ex(1);
   CellList<Real> cells;
-  cells.build(gs, src, dst, ex);
-  const GridView<Real> g = cells.view(dst, m);
+  const GridView<Real> g = test::build_cells(d, m, src, dst, cells, false);
   REQUIRE(cells.max_occupancy() >= 2);  // cells with two boids and more: pairs
   std::vector<FlockSums<Real>> ref(n), got(n);
   for (std::uint32_t i = 0; i < n; ++i) ref[i] = lane_sums<Real, D>(g, i);

@@ -114,28 +114,14 @@ FlockSums<Real> cluster_lane_sums(const GridView<Real>& g, std::uint32_t i) {
 
 template <class Real, int D>
 void check_cluster_lanes(double view_angle, std::uint64_t seed) {
-  WorldDef d = default_world_def();
-  d.dims = D;
-  d.boundary = Boundary::reflect;
-  d.size = 30;
-  d.kinds[0].rules.radius = 5;
-  d.kinds[0].rules.separation_radius = 2;
-  d.kinds[0].rules.view_angle = view_angle;
+  const WorldDef d = test::small_world(D, Boundary::reflect, view_angle);
   const ModelParams<Real> m = ModelParams<Real>::from_def(d);
   REQUIRE(simd_pair_rule(m.kind[0]));
   const std::size_t n = D == 3 ? 2500 : 900;  // ~ 10 boids per cell: several groups per cell
   BoidStore<Real> src, dst;
   test::random_store(src, D, n, 30.0, seed);
-  GridSettings gs;
-  gs.dims = D;
-  gs.boundary = d.boundary;
-  gs.size = d.size;
-  gs.radius = d.kinds[0].rules.radius;
-  gs.subcell_order = true;
-  Executor ex(1);
   CellList<Real> cells;
-  cells.build(gs, src, dst, ex);
-  const GridView<Real> g = cells.view(dst, m);
+  const GridView<Real> g = test::build_cells(d, m, src, dst, cells, true);
   REQUIRE(cells.max_occupancy() > std::uint32_t(2 * kGroup));  // lists of several entries
   std::vector<FlockSums<Real>> ref(n), got(n);
   for (std::uint32_t i = 0; i < n; ++i) ref[i] = cluster_lane_sums<Real, D>(g, i);
@@ -189,27 +175,13 @@ namespace {
 // and exactly the rows after a row with the whole stencil, in the same plane, must slide.
 template <class Real, int D>
 void check_cluster_slide(Boundary boundary, std::uint64_t seed) {
-  WorldDef d = default_world_def();
-  d.dims = D;
-  d.boundary = boundary;
-  d.size = 30;
-  d.kinds[0].rules.radius = 5;
-  d.kinds[0].rules.separation_radius = 2;
-  d.kinds[0].rules.view_angle = 250;
+  const WorldDef d = test::small_world(D, boundary, 250);
   const ModelParams<Real> m = ModelParams<Real>::from_def(d);
   const std::size_t n = D == 3 ? 2500 : 900;
   BoidStore<Real> src, dst;
   test::random_store(src, D, n, 30.0, seed);
-  GridSettings gs;
-  gs.dims = D;
-  gs.boundary = d.boundary;
-  gs.size = d.size;
-  gs.radius = d.kinds[0].rules.radius;
-  gs.subcell_order = true;
-  Executor ex(1);
   CellList<Real> cells;
-  cells.build(gs, src, dst, ex);
-  const GridView<Real> g = cells.view(dst, m);
+  const GridView<Real> g = test::build_cells(d, m, src, dst, cells, true);
   REQUIRE(g.n[1] >= 4);
   // The stencil is whole (3 rows deep in y and, in 3D, in z) everywhere under wrap, in the
   // interior rows otherwise; a row slides when it and the row before it (y - 1, the same z)

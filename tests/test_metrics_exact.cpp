@@ -10,6 +10,7 @@
 #include "boids/metrics.hpp"
 #include "core/engine.hpp"
 #include "core/kernels.hpp"
+#include "metrics_fixture.hpp"
 #include "parallel/grid_engine.hpp"
 #include "parallel/metrics_pairs.hpp"
 #include "test_support.hpp"
@@ -59,13 +60,6 @@ std::uint64_t model_neighbours(const boids::World& w) {
   return total;
 }
 
-bool same(const FlockMetrics& a, const FlockMetrics& b) {
-  return a.count == b.count && a.moving == b.moving && a.polarization == b.polarization &&
-         a.milling == b.milling && a.mean_speed == b.mean_speed && a.mean_nnd == b.mean_nnd &&
-         a.mean_neighbours == b.mean_neighbours && a.clusters == b.clusters &&
-         a.largest_cluster == b.largest_cluster;
-}
-
 }  // namespace
 
 TEST_CASE("metrics count neighbours exactly as the model does, float and double", "[metrics]") {
@@ -113,7 +107,7 @@ TEST_CASE("metrics give the same bits on every instruction set", "[metrics]") {
           for (boids::Isa isa : boids::test::testable_isas()) {
             boids::test::MaxIsaScope cap(isa);
             INFO("isa " << boids::isa_name(isa));
-            CHECK(same(boids::MetricsCalculator(2).compute(w), ref));
+            CHECK(boids::test::same_metrics(boids::MetricsCalculator(2).compute(w), ref));
           }
         }
       }
@@ -144,7 +138,7 @@ TEST_CASE("metrics of a grid world equal those of the same state in a naive worl
       const FlockMetrics b = boids::MetricsCalculator(1).compute(naive, kind);
       CHECK(a.count > 0);
       CHECK(a.mean_neighbours > 0);
-      CHECK(same(a, b));
+      CHECK(boids::test::same_metrics(a, b));
     }
   }
 }
@@ -202,7 +196,7 @@ void check_clumps(unsigned seed, int clumps, int base, int spread, double width,
       boids::test::MaxIsaScope cap(isa);
       for (int threads : {1, 2, 3}) {
         INFO("isa " << boids::isa_name(isa) << " threads " << threads);
-        CHECK(same(boids::MetricsCalculator(threads).compute(w), ref));
+        CHECK(boids::test::same_metrics(boids::MetricsCalculator(threads).compute(w), ref));
       }
     }
   }
@@ -290,7 +284,7 @@ TEST_CASE("metrics sums in SIMD lanes equal the one-boid loop at extreme values,
         boids::test::MaxIsaScope cap(isa);
         for (int threads : {1, 2}) {
           INFO("isa " << boids::isa_name(isa) << " threads " << threads);
-          CHECK(same(boids::MetricsCalculator(threads).compute(w), ref));
+          CHECK(boids::test::same_metrics(boids::MetricsCalculator(threads).compute(w), ref));
         }
       }
     }

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "boids/metrics.hpp"
+#include "metrics_fixture.hpp"
 #include "parallel/grid_engine.hpp"
 #include "test_support.hpp"
 
@@ -17,13 +18,6 @@ namespace {
 using boids::Boundary;
 using boids::FlockMetrics;
 using boids::WorldDef;
-
-bool same(const FlockMetrics& a, const FlockMetrics& b) {
-  return a.count == b.count && a.moving == b.moving && a.polarization == b.polarization &&
-         a.milling == b.milling && a.mean_speed == b.mean_speed && a.mean_nnd == b.mean_nnd &&
-         a.mean_neighbours == b.mean_neighbours && a.clusters == b.clusters &&
-         a.largest_cluster == b.largest_cluster;
-}
 
 template <class Real>
 bool shares(const boids::World& w) {
@@ -91,8 +85,8 @@ TEST_CASE("metrics share the grid engine's cell list and leave the run's states 
         with.set_def(e);
         without.set_def(e);
       } else if (round % 4 == 3) {  // a metrics row of the same state twice, then a new state
-        CHECK(same(calc.compute(with), m));
-        CHECK(same(m, naive_metrics(with)));
+        CHECK(boids::test::same_metrics(calc.compute(with), m));
+        CHECK(boids::test::same_metrics(m, naive_metrics(with)));
         with.set_state(with.state());
         without.set_state(without.state());
       }
@@ -100,7 +94,7 @@ TEST_CASE("metrics share the grid engine's cell list and leave the run's states 
       without.step(1);
       CHECK(with.state_hash() == without.state_hash());
     }
-    CHECK(same(calc.compute(with), naive_metrics(with)));
+    CHECK(boids::test::same_metrics(calc.compute(with), naive_metrics(with)));
   }
 }
 
@@ -117,14 +111,14 @@ TEST_CASE("metrics build their own cells where the engine's are not shared", "[m
     CHECK_FALSE(shares(w));
     const FlockMetrics m = boids::MetricsCalculator(2).compute(w);
     CHECK(m.mean_neighbours > 0);
-    CHECK(same(m, naive_metrics(w)));
+    CHECK(boids::test::same_metrics(m, naive_metrics(w)));
   }
   // A grid world of that shape shares them, and its metrics are the same bits.
   boids::World grid =
       boids::World::create(shared_def(3, Boundary::wrap, boids::Precision::f32, 360));
   grid.step(2);
   CHECK(shares(grid));
-  CHECK(same(boids::MetricsCalculator(2).compute(grid), naive_metrics(grid)));
+  CHECK(boids::test::same_metrics(boids::MetricsCalculator(2).compute(grid), naive_metrics(grid)));
 }
 
 #ifdef BOIDS_CLI_PATH
