@@ -166,7 +166,8 @@ RowKernel<Real> select_row_kernel(Isa isa, int dims, WrapMode wrap, bool full_vi
 
 /// The same kernel that also writes g.nearest2 (each boid's smallest |d|^2 over every
 /// candidate of its stencil but itself, at any distance): chosen only for a step whose state
-/// the flock metrics measure. Wrap modes none and shift; nullptr for min_image.
+/// the flock metrics measure. Wrap modes none and shift, float only; nullptr otherwise (the
+/// metrics then run their own pair pass).
 template <class Real>
 RowKernel<Real> select_row_kernel_nn(Isa isa, int dims, WrapMode wrap, bool full_view);
 
@@ -236,9 +237,10 @@ WanderDrawsN select_wander_draws_n(Isa isa);
 // Per-ISA tables, defined in kernels_<isa>.cpp.
 template <class Real>
 struct KernelTable {
-  RowKernel<Real> row[2][3][2] = {};     ///< [dims - 2][wrap mode][full view]
-  RowKernel<Real> row_nn[2][2][2] = {};  ///< [dims - 2][wrap mode none, shift][full view]
-  FinishRow<Real> finish[2][3] = {};     ///< [dims - 2][boundary]; empty for scalar
+  RowKernel<Real> row[2][3][2] = {};  ///< [dims - 2][wrap mode][full view]
+  RowKernel<Real> row_nn[2][2][2] =
+      {};                             ///< [dims - 2][wrap mode none, shift][full view]; float only
+  FinishRow<Real> finish[2][3] = {};  ///< [dims - 2][boundary]; empty for scalar
   SinCosN sin_cos_n = nullptr;
   CbrtN cbrt_n = nullptr;
   WanderDrawsN wander_draws_n = nullptr;

@@ -9,8 +9,10 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <vector>
 
 #include "boids/metrics.hpp"
+#include "metrics_fixture.hpp"
 #include "parallel/metrics_pairs.hpp"
 #include "test_support.hpp"
 
@@ -19,13 +21,6 @@ namespace {
 using boids::Boundary;
 using boids::FlockMetrics;
 using boids::WorldDef;
-
-bool same(const FlockMetrics& a, const FlockMetrics& b) {
-  return a.count == b.count && a.moving == b.moving && a.polarization == b.polarization &&
-         a.milling == b.milling && a.mean_speed == b.mean_speed && a.mean_nnd == b.mean_nnd &&
-         a.mean_neighbours == b.mean_neighbours && a.clusters == b.clusters &&
-         a.largest_cluster == b.largest_cluster;
-}
 
 struct Setup {
   const char* name;
@@ -72,10 +67,15 @@ TEST_CASE("a deferred metrics row takes the next step's kernel counts and is the
       {"3d wrap sparse", 3, Boundary::wrap, boids::Precision::f32, 360, 0, 0, 300, 2000},
       {"3d wrap dense", 3, Boundary::wrap, boids::Precision::f32, 360, 0, 0, 80, 20000},
   };
+  // The sanitizer builds run the best instruction set, two threads and one round (the engine
+  // is 10-20x slower there; the Release stage runs every set, 1 and 2 threads).
+  std::vector<boids::Isa> isas = boids::test::testable_isas();
+  if (boids::test::under_sanitizer) isas.erase(isas.begin(), isas.end() - 1);
   for (const Setup& k : setups) {
-    for (boids::Isa isa : boids::test::testable_isas()) {
+    for (boids::Isa isa : isas) {
       boids::test::MaxIsaScope cap(isa);
       for (int threads : {1, 2}) {
+        if (boids::test::under_sanitizer && threads == 1) continue;
         INFO(k.name << " isa " << boids::isa_name(isa) << " threads " << threads);
         WorldDef d = def_of(k);
         d.threads = threads;
@@ -84,7 +84,7 @@ TEST_CASE("a deferred metrics row takes the next step's kernel counts and is the
         fused.step(2);
         plain.step(2);
         boids::MetricsCalculator calc(threads), ref(threads);
-        for (int round = 0; round < 2; ++round) {
+        for (int round = 0; round < (boids::test::under_sanitizer ? 1 : 2); ++round) {
           const FlockMetrics want = ref.compute(plain);
           const std::uint64_t rows = boids::metrics_detail::metrics_fused_rows();
           const std::uint64_t boids0 = boids::metrics_detail::metrics_fused_boids();
@@ -92,14 +92,21 @@ TEST_CASE("a deferred metrics row takes the next step's kernel counts and is the
           fused.step(1);
           plain.step(1);
           const FlockMetrics got = calc.compute_deferred(fused);
-          CHECK(same(got, want));
+          CHECK(boids::test::same_metrics(got, want));
           CHECK(got.mean_neighbours > 0);
-          // The row came from the kernel, and so did most of its boids (all but the cells on
-          // the faces of a wrapping grid and those near a boid with no near neighbour).
-          CHECK(boids::metrics_detail::metrics_fused_rows() == rows + 1);
+          // In float the row came from the kernel, and so did most of its boids (all but the
+          // cells on the faces of a wrapping grid and those near a boid with no near
+          // neighbour); double has no row_nn kernel (core/kernels_table_impl.hpp), so its
+          // deferred row is the metrics' own pass on the kept state.
+          const bool f32 = k.prec == boids::Precision::f32;
+          CHECK(boids::metrics_detail::metrics_fused_rows() == rows + (f32 ? 1 : 0));
           const std::uint64_t taken = boids::metrics_detail::metrics_fused_boids() - boids0;
-          CHECK(taken > d.count / 4);
-          CHECK(taken <= d.count);
+          if (f32) {
+            CHECK(taken > d.count / 4);
+            CHECK(taken <= d.count);
+          } else {
+            CHECK(taken == 0);
+          }
           CHECK(fused.state_hash() == plain.state_hash());  // the step is unchanged
         }
       }
