@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake make pkg-config git ca-certificates
+  g++ cmake make ninja-build pkg-config git ca-certificates
   libtbb-dev libxsimd-dev libglm-dev catch2 libtomlplusplus-dev libcli11-dev libfmt-dev
   libbenchmark-dev
   libglfw3-dev libepoxy-dev libimgui-dev libstb-dev libgl1-mesa-dri xvfb xauth
