@@ -273,6 +273,7 @@ void sum_staged(const SumStage<Real>& s, std::uint32_t count, const KindParams<R
 }  // namespace boids::list_detail
 
 #include "parallel/list_lanes_finish_impl.hpp"
+#include "parallel/list_lanes_dz_impl.hpp"
 #include "parallel/list_lanes_impl.hpp"
 #include "parallel/list_lanes_multi_impl.hpp"
 
