@@ -107,9 +107,15 @@ std::uint32_t lane_cell(const GatherInput<Real>& in, const LaneCell<Real>& c, in
     alignas(64) Real kl[S][W];
 #if defined(__AVX512F__)
     // Double on AVX-512: 4 boids x 2 candidates per 8-lane register (list_lanes_dz_impl.hpp),
-    // the same keys into kl.
+    // the same keys into kl; where the caller stages (LaneCell::stage), the row's finish sorts
+    // and sums the selections 8 boids at a time (list_lanes_finish_d_impl.hpp).
     if constexpr (sizeof(Real) == 8 && W == 4) {
       lane_scan_d8<D, WM, S>(in, c, g0, lp, lv, lr2, any_cone, kl);
+      if (c.stage) {
+        if (c.groups) ++c.groups[4];
+        unsettled += stage_d4<WM>(c, k, g0, lanes, kl, out);
+        continue;
+      }
     } else
 #endif
     {
