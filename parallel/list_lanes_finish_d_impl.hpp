@@ -28,8 +28,24 @@ namespace {
 template <WrapMode WM>
 std::uint32_t stage_d4(const LaneCell<double>& c, int k, std::uint32_t g0, int lanes,
                        const double (*kl)[4], FlockSums<double>* out) {
-  constexpr std::uint64_t kIdx = kLaneMaxRange - 1;
-  const double inf = std::numeric_limits<double>::infinity();
+  constexpr std::uint32_t kIdx = kLaneMaxRange - 1;
+  const __m256d inf = _mm256_set1_pd(std::numeric_limits<double>::infinity());
+  const __m256i high = _mm256_set1_epi64x(std::int64_t(~std::uint64_t(kIdx)));
+  const __m256i low = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);  // each lane's low half
+  auto halves = [&](__m256i x) {  // 4 x 64 bits -> their low 32 bits
+    return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(x, low));
+  };
+  __m256i n = _mm256_setzero_si256();
+  for (int t = 0; t < k; ++t)
+    n = _mm256_sub_epi64(
+        n, _mm256_castpd_si256(_mm256_cmp_pd(_mm256_loadu_pd(kl[t]), inf, _CMP_NEQ_OQ)));
+  const __m256d kk = _mm256_loadu_pd(kl[k]);
+  const __m256i tie = _mm256_andnot_si256(
+      _mm256_castpd_si256(_mm256_cmp_pd(kk, inf, _CMP_EQ_OQ)),
+      _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_castpd_si256(_mm256_loadu_pd(kl[k - 1])), high),
+                         _mm256_and_si256(_mm256_castpd_si256(kk), high)));
+  alignas(16) std::int32_t nl[4];
+  _mm_store_si128(reinterpret_cast<__m128i*>(nl), halves(_mm256_or_si256(n, tie)));  // -1: tie
   const LaneStage& st = *c.stage;
   const std::int32_t wrap = WM == WrapMode::min_image
                                 ? std::int32_t(c.wrap_axis[0]) | std::int32_t(c.wrap_axis[1]) << 1 |
@@ -38,20 +54,19 @@ std::uint32_t stage_d4(const LaneCell<double>& c, int k, std::uint32_t g0, int l
   const std::uint32_t rb = c.row_off + g0;
   std::uint32_t unsettled = 0;
   for (int l = 0; l < lanes; ++l) {
-    const double kk = kl[k][l];
-    const bool tie = kk != inf && (std::bit_cast<std::uint64_t>(kl[k - 1][l]) & ~kIdx) ==
-                                      (std::bit_cast<std::uint64_t>(kk) & ~kIdx);
-    std::int32_t n = 0;
-    for (int t = 0; t < k; ++t) n += std::int32_t(kl[t][l] != inf);
-    if (tie) n = -1;
-    st.n[rb + std::uint32_t(l)] = n;
+    st.n[rb + std::uint32_t(l)] = nl[l];
     st.wrap[rb + std::uint32_t(l)] = wrap;
-    out[g0 + std::uint32_t(l)].k = n;
-    unsettled += tie ? 1u : 0u;
-    for (int t = 0; t < k; ++t)
-      st.q[std::size_t(t) * st.stride + rb + std::uint32_t(l)] =
-          c.begin + std::uint32_t(std::bit_cast<std::uint64_t>(kl[t][l]) & kIdx);
+    out[g0 + std::uint32_t(l)].k = nl[l];
+    unsettled += nl[l] < 0 ? 1u : 0u;
   }
+  // All 4 lanes' indices at once (as the float kernel's stage_group stores them: the places
+  // past `lanes` belong to boids later in the row, overwritten or masked).
+  const __m128i idx = _mm_set1_epi32(int(kIdx)), base = _mm_set1_epi32(int(c.begin));
+  for (int t = 0; t < k; ++t)
+    _mm_storeu_si128(
+        reinterpret_cast<__m128i*>(st.q + std::size_t(t) * st.stride + rb),
+        _mm_add_epi32(_mm_and_si128(halves(_mm256_castpd_si256(_mm256_loadu_pd(kl[t]))), idx),
+                      base));
   return unsettled;
 }
 
