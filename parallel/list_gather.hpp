@@ -128,11 +128,13 @@ struct LaneCell {
   /// candidate's minimum image there.
   bool wrap_axis[3] = {true, true, true};
   /// Where the float AVX2 / AVX-512 kernel counts its groups of 4, 2 and 1 boids, and in [3]
-  /// those whose insertion ran short (null: not counted; parallel/list_lanes_multi_impl.hpp).
+  /// those whose insertion ran short (null: not counted; parallel/list_lanes_multi_impl.hpp);
+  /// in [4] the double kernel's staged groups on AVX-512 (parallel/list_lanes_dz_impl.hpp).
   std::uint64_t* groups = nullptr;
-  /// Where the float AVX2 / AVX-512 kernel stages its selections (required there; the others
-  /// sum them themselves), the cell's first boid at row index row_off. Only when every id of
-  /// the store is below 0x7f800000 (ids then order as float bit patterns; it does not check).
+  /// Where the float AVX2 / AVX-512 kernel and double on AVX-512 stage their selections (required
+  /// there; the others sum them themselves), the cell's first boid at row index row_off. Only when
+  /// every id of the store is below 0x7f800000 (ids then order as float bit patterns; it does not
+  /// check).
   const LaneStage* stage = nullptr;
   std::uint32_t row_off = 0;
 };

@@ -272,7 +272,12 @@ void sum_staged(const SumStage<Real>& s, std::uint32_t count, const KindParams<R
 }  // namespace
 }  // namespace boids::list_detail
 
+// (In this order: each uses the ones before it.)
 #include "parallel/list_lanes_finish_impl.hpp"
+//
+#include "parallel/list_lanes_dz_impl.hpp"
+#include "parallel/list_lanes_finish_d_impl.hpp"
+//
 #include "parallel/list_lanes_impl.hpp"
 #include "parallel/list_lanes_multi_impl.hpp"
 
@@ -301,6 +306,7 @@ void fill_gather_table(GatherTable<Real>& t) {
     // Double on AVX-512: one boid per lane of AVX2's 4-lane packs (8 lanes would run half
     // empty; without a lane kernel this path cost 2.7x the metric rule).
     fill_lane_table<SimdPairPacks<xsimd::avx2>::Pack, Real>(t);
+    fill_lane_finish_d(t);  // lane_cell stages for the row finish (4 boids x 2 candidates)
   }
 #endif
   t.sum[0] = &sum_staged<Pk<Real>, Real, 2>;

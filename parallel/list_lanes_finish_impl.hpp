@@ -102,41 +102,52 @@ void row_finish8(const GatherInput<float>& in, const LaneCell<float>& c, const L
         wa[a] = _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(wrap, bit), bit));
       }
     }
-    for (int t = 0; t < tmax; ++t) {
-      const __m256i vi = _mm256_cmpgt_epi32(n, _mm256_set1_epi32(t));
-      const __m256 valid = _mm256_castsi256_ps(vi);
-      alignas(32) std::uint32_t qa[8], ja[8];
-      _mm256_store_si256(reinterpret_cast<__m256i*>(qa), qv[t]);
-      for (int l = 0; l < 8; ++l) ja[l] = c.cslot[qa[l]];
-      __m256 d[3], vj[3];
-      for (int a = 0; a < D; ++a) {
-        __m256 x = _mm256_sub_ps(load8(c.cp[a], qa), pi[a]);
-        if constexpr (WM == WrapMode::min_image) {
-          const __m256 tt = _mm256_mul_ps(x, inv);
-          const __m256 w = _mm256_add_ps(
-              _mm256_sub_ps(x, _mm256_and_ps(_mm256_cmp_ps(tt, half, _CMP_GT_OQ), size)),
-              _mm256_and_ps(_mm256_cmp_ps(tt, mhalf, _CMP_LT_OQ), size));
-          x = _mm256_blendv_ps(x, w, wa[a]);
+    // The sums over places t < tmax; WR: some lane's cell takes the minimum image on some axis
+    // (a block of 8 boids of cells whose stencil crosses no seam skips that arithmetic: its
+    // blend would keep the plain d anyway).
+    auto sums = [&]<bool WR>() {
+      for (int t = 0; t < tmax; ++t) {
+        const __m256i vi = _mm256_cmpgt_epi32(n, _mm256_set1_epi32(t));
+        const __m256 valid = _mm256_castsi256_ps(vi);
+        alignas(32) std::uint32_t qa[8], ja[8];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(qa), qv[t]);
+        for (int l = 0; l < 8; ++l) ja[l] = c.cslot[qa[l]];
+        __m256 d[3], vj[3];
+        for (int a = 0; a < D; ++a) {
+          __m256 x = _mm256_sub_ps(load8(c.cp[a], qa), pi[a]);
+          if constexpr (WM == WrapMode::min_image && WR) {
+            const __m256 tt = _mm256_mul_ps(x, inv);
+            const __m256 w = _mm256_add_ps(
+                _mm256_sub_ps(x, _mm256_and_ps(_mm256_cmp_ps(tt, half, _CMP_GT_OQ), size)),
+                _mm256_and_ps(_mm256_cmp_ps(tt, mhalf, _CMP_LT_OQ), size));
+            x = _mm256_blendv_ps(x, w, wa[a]);
+          }
+          d[a] = x;
+          vj[a] = load8(in.v[a], ja);
         }
-        d[a] = x;
-        vj[a] = load8(in.v[a], ja);
+        __m256 dist2 = _mm256_mul_ps(d[0], d[0]);
+        for (int a = 1; a < D; ++a) dist2 = _mm256_add_ps(dist2, _mm256_mul_ps(d[a], d[a]));
+        for (int a = 0; a < D; ++a) {
+          sd[a] = _mm256_blendv_ps(sd[a], _mm256_add_ps(sd[a], d[a]), valid);
+          sv[a] = _mm256_blendv_ps(sv[a], _mm256_add_ps(sv[a], vj[a]), valid);
+        }
+        const __m256 sm =
+            _mm256_and_ps(valid, _mm256_and_ps(_mm256_cmp_ps(dist2, tiny, _CMP_GE_OQ),
+                                               _mm256_cmp_ps(dist2, sr2, _CMP_LT_OQ)));
+        if (kp.sep_linear) {
+          for (int a = 0; a < D; ++a)
+            ss[a] = _mm256_blendv_ps(ss[a], _mm256_sub_ps(ss[a], d[a]), sm);
+        } else {
+          const __m256 r = _mm256_div_ps(one, dist2);
+          for (int a = 0; a < D; ++a)
+            ss[a] = _mm256_blendv_ps(ss[a], _mm256_sub_ps(ss[a], _mm256_mul_ps(d[a], r)), sm);
+        }
       }
-      __m256 dist2 = _mm256_mul_ps(d[0], d[0]);
-      for (int a = 1; a < D; ++a) dist2 = _mm256_add_ps(dist2, _mm256_mul_ps(d[a], d[a]));
-      for (int a = 0; a < D; ++a) {
-        sd[a] = _mm256_blendv_ps(sd[a], _mm256_add_ps(sd[a], d[a]), valid);
-        sv[a] = _mm256_blendv_ps(sv[a], _mm256_add_ps(sv[a], vj[a]), valid);
-      }
-      const __m256 sm = _mm256_and_ps(valid, _mm256_and_ps(_mm256_cmp_ps(dist2, tiny, _CMP_GE_OQ),
-                                                           _mm256_cmp_ps(dist2, sr2, _CMP_LT_OQ)));
-      if (kp.sep_linear) {
-        for (int a = 0; a < D; ++a) ss[a] = _mm256_blendv_ps(ss[a], _mm256_sub_ps(ss[a], d[a]), sm);
-      } else {
-        const __m256 r = _mm256_div_ps(one, dist2);
-        for (int a = 0; a < D; ++a)
-          ss[a] = _mm256_blendv_ps(ss[a], _mm256_sub_ps(ss[a], _mm256_mul_ps(d[a], r)), sm);
-      }
-    }
+    };
+    if (WM == WrapMode::min_image && !_mm256_testz_si256(wrap, wrap))
+      sums.template operator()<true>();
+    else
+      sums.template operator()<false>();
     alignas(32) float ld[3][8], lv[3][8], ls[3][8];
     for (int a = 0; a < D; ++a) {
       _mm256_store_ps(ld[a], sd[a]);

@@ -104,51 +104,66 @@ std::uint32_t lane_cell(const GatherInput<Real>& in, const LaneCell<Real>& c, in
     // gather_visible's cone: only for a moving boid.
     const bool any_cone = !in.full_view && P::bits(vlen > zero) != 0;
     const auto no_cone = vlen <= zero;
-    const B r2 = P::loadu(lr2);
-    // First every candidate's keys, kept (without a branch) where some lane sees it; then
-    // those few through the insertion network.
-    alignas(64) Real kept[(kLaneMaxRange + 1) * W];
-    std::uint32_t nk = 0;
-    const std::uint32_t own = c.self0 + g0;  // copy index of lane 0's boid
-    for (std::uint32_t q = c.begin; q < c.end; ++q) {
-      B d[D];
-      for (int a = 0; a < D; ++a) {
-        B x = P::splat(c.cp[a][q]) - pi[a];
-        if constexpr (WM == WrapMode::min_image) {
-          if (wa[a]) {
-            const B t = x * inv;
-            x = (x - P::select(t > half, size, zero)) + P::select(t < -half, size, zero);
-          }
-        }
-        d[a] = x;
-      }
-      B d2 = d[0] * d[0];
-      for (int a = 1; a < D; ++a) d2 = d2 + d[a] * d[a];
-      auto m = d2 < r2;
-      if (any_cone) {
-        B dot = d[0] * vv[0];
-        for (int a = 1; a < D; ++a) dot = dot + d[a] * vv[a];
-        m = P::and_(m, P::or_(no_cone, dot >= P::sqrt(d2) * vlen * cosv));
-      }
-      if (q - own < std::uint32_t(lanes))  // a boid of this group: not its own neighbour
-        m = P::and_(m, iota != P::splat(Real(q - own)));
-      const B kq = P::select(
-          m, lane_or(lane_and(d2, high), P::splat(std::bit_cast<Real>(U(q - c.begin)))), binf);
-      P::storeu(kept + std::size_t(nk) * W, kq);
-      nk += std::uint32_t(P::bits(m) != 0);
-    }
-    B key[S];
-    for (int t = 0; t < S; ++t) key[t] = binf;
-    for (std::uint32_t e = 0; e < nk; ++e) {
-      B x = P::loadu(kept + std::size_t(e) * W);
-      for (int t = 0; t < S; ++t) {
-        const B lo = P::min(key[t], x);
-        x = lane_max(key[t], x);
-        key[t] = lo;
-      }
-    }
     alignas(64) Real kl[S][W];
-    for (int t = 0; t < S; ++t) P::storeu(kl[t], key[t]);
+#if defined(__AVX512F__)
+    // Double on AVX-512: 4 boids x 2 candidates per 8-lane register (list_lanes_dz_impl.hpp),
+    // the same keys into kl; where the caller stages (LaneCell::stage), the row's finish sorts
+    // and sums the selections 8 boids at a time (list_lanes_finish_d_impl.hpp).
+    if constexpr (sizeof(Real) == 8 && W == 4) {
+      lane_scan_d8<D, WM, S>(in, c, g0, lp, lv, lr2, any_cone, kl);
+      if (c.stage) {
+        if (c.groups) ++c.groups[4];
+        unsettled += stage_d4<WM>(c, k, g0, lanes, kl, out);
+        continue;
+      }
+    } else
+#endif
+    {
+      const B r2 = P::loadu(lr2);
+      // First every candidate's keys, kept (without a branch) where some lane sees it; then
+      // those few through the insertion network.
+      alignas(64) Real kept[(kLaneMaxRange + 1) * W];
+      std::uint32_t nk = 0;
+      const std::uint32_t own = c.self0 + g0;  // copy index of lane 0's boid
+      for (std::uint32_t q = c.begin; q < c.end; ++q) {
+        B d[D];
+        for (int a = 0; a < D; ++a) {
+          B x = P::splat(c.cp[a][q]) - pi[a];
+          if constexpr (WM == WrapMode::min_image) {
+            if (wa[a]) {
+              const B t = x * inv;
+              x = (x - P::select(t > half, size, zero)) + P::select(t < -half, size, zero);
+            }
+          }
+          d[a] = x;
+        }
+        B d2 = d[0] * d[0];
+        for (int a = 1; a < D; ++a) d2 = d2 + d[a] * d[a];
+        auto m = d2 < r2;
+        if (any_cone) {
+          B dot = d[0] * vv[0];
+          for (int a = 1; a < D; ++a) dot = dot + d[a] * vv[a];
+          m = P::and_(m, P::or_(no_cone, dot >= P::sqrt(d2) * vlen * cosv));
+        }
+        if (q - own < std::uint32_t(lanes))  // a boid of this group: not its own neighbour
+          m = P::and_(m, iota != P::splat(Real(q - own)));
+        const B kq = P::select(
+            m, lane_or(lane_and(d2, high), P::splat(std::bit_cast<Real>(U(q - c.begin)))), binf);
+        P::storeu(kept + std::size_t(nk) * W, kq);
+        nk += std::uint32_t(P::bits(m) != 0);
+      }
+      B key[S];
+      for (int t = 0; t < S; ++t) key[t] = binf;
+      for (std::uint32_t e = 0; e < nk; ++e) {
+        B x = P::loadu(kept + std::size_t(e) * W);
+        for (int t = 0; t < S; ++t) {
+          const B lo = P::min(key[t], x);
+          x = lane_max(key[t], x);
+          key[t] = lo;
+        }
+      }
+      for (int t = 0; t < S; ++t) P::storeu(kl[t], key[t]);
+    }
     // Per lane: settled or not, the count n of its k nearest, and for the first k places the
     // candidate's index q and id, as Real bit patterns (an id below kIdLimit orders as its
     // pattern; +inf past the count). Then sorted by id across the lanes at once (odd-even

@@ -218,14 +218,13 @@ std::uint32_t stage_group(const LaneCell<float>& c, int k, std::uint32_t g0, int
     out[g0 + std::uint32_t(l)].k = nl[l];
     unsettled += nl[l] < 0 ? 1u : 0u;
   }
+  // All 4 lanes' indices at once: the places past `lanes` belong to boids later in the row
+  // (the stage's stride has 8 places of slack past the row's last boid), which their own
+  // group overwrites, or which n marks as not the kernel's (the row finish masks them).
   const __m128i base = _mm_set1_epi32(int(c.begin));
-  for (int t = 0; t < k; ++t) {
-    alignas(16) std::uint32_t qa[4];
-    _mm_store_si128(reinterpret_cast<__m128i*>(qa),
-                    _mm_add_epi32(_mm_and_si128(_mm_castps_si128(kv[t]), idx), base));
-    std::uint32_t* q = st.q + std::size_t(t) * st.stride + rb;
-    for (int l = 0; l < lanes; ++l) q[l] = qa[l];
-  }
+  for (int t = 0; t < k; ++t)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(st.q + std::size_t(t) * st.stride + rb),
+                     _mm_add_epi32(_mm_and_si128(_mm_castps_si128(kv[t]), idx), base));
   return unsettled;
 }
 

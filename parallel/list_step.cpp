@@ -17,7 +17,7 @@ namespace {
 std::atomic<std::uint64_t> own_grid_steps{0}, own_grid_fallbacks{0}, own_grid_lane_boids{0};
 std::atomic<std::uint64_t> lane_boids{0}, lane_unsettled{0};
 std::atomic<std::uint64_t> lane_groups[3] = {0, 0, 0};
-std::atomic<std::uint64_t> lane_short_inserts{0};
+std::atomic<std::uint64_t> lane_short_inserts{0}, lane_double_pairs{0};
 std::atomic<std::uint64_t> row_slides{0};
 
 using list_detail::GatherBuffers;
@@ -142,7 +142,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
   ex.parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
     std::vector<FlockSums<Real>> lane_out;
     std::vector<std::uint8_t> direct;  // 1: the boid's sums came from the lane kernel
-    std::uint64_t n_lane = 0, n_unsettled = 0, n_groups[4] = {0, 0, 0, 0};
+    std::uint64_t n_lane = 0, n_unsettled = 0, n_groups[5] = {0, 0, 0, 0, 0};
     GatherBuffers<Real> buf;
     std::vector<std::uint32_t> pick, ids;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id;
@@ -309,6 +309,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
     lane_unsettled.fetch_add(n_unsettled, std::memory_order_relaxed);
     for (int t = 0; t < 3; ++t) lane_groups[t].fetch_add(n_groups[t], std::memory_order_relaxed);
     lane_short_inserts.fetch_add(n_groups[3], std::memory_order_relaxed);
+    lane_double_pairs.fetch_add(n_groups[4], std::memory_order_relaxed);
     row_slides.fetch_add(rc.slid, std::memory_order_relaxed);
   });
 }
@@ -325,6 +326,7 @@ std::uint64_t list_lane_groups(int boids) noexcept {
   return lane_groups[boids == 4 ? 0 : boids == 2 ? 1 : 2].load();
 }
 std::uint64_t list_lane_short_inserts() noexcept { return lane_short_inserts.load(); }
+std::uint64_t list_lane_double_pairs() noexcept { return lane_double_pairs.load(); }
 
 template <class Real>
 void list_step(const ModelParams<Real>& m, const StepContext<Real>& ctx, const GridView<Real>& g,

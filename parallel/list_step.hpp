@@ -48,6 +48,9 @@ std::uint64_t list_lane_groups(int boids) noexcept;
 /// Groups of that kernel whose insertion network ran on half its k + 1 places (no lane saw
 /// more visible candidates), since the program started: for the tests.
 std::uint64_t list_lane_short_inserts() noexcept;
+/// Groups of up to 4 boids the double lane kernel scanned as 4 boids x 2 candidates per 8-lane
+/// register and staged for the row finish (AVX-512 only; parallel/list_lanes_dz_impl.hpp).
+std::uint64_t list_lane_double_pairs() noexcept;
 
 /// x-rows of the row pass whose stencil copy reused the previous row's (RowCopy::slide,
 /// parallel/list_row_copy.hpp), since the program started: for the tests.

@@ -74,6 +74,7 @@ TEST_CASE("topological: the lane kernel settles boids, naive = grid bit for bit"
         std::uint64_t groups[3];
         for (int g = 0; g < 3; ++g) groups[g] = boids::list_lane_groups(4 >> g);
         const std::uint64_t short_inserts = boids::list_lane_short_inserts();
+        const std::uint64_t double_pairs = boids::list_lane_double_pairs();
         CHECK(hash(boids::EngineKind::grid, threads) == naive);
         // The kernel runs on every instruction set: one boid per lane of at most 4 (double on
         // AVX-512 on AVX2's packs), and for float on AVX2 and AVX-512 in groups of 4, 2 and 1
@@ -96,6 +97,14 @@ TEST_CASE("topological: the lane kernel settles boids, naive = grid bit for bit"
           CHECK(boids::list_lane_short_inserts() > short_inserts);
         else
           CHECK(boids::list_lane_short_inserts() == short_inserts);
+        // Double on AVX-512 scans 4 boids x 2 candidates per 8-lane register and stages its
+        // selections for the row finish (parallel/list_lanes_dz_impl.hpp,
+        // list_lanes_finish_d_impl.hpp): at least one group per cell of every step.
+        if (cs.k <= 15 && cs.prec == P::f64 && isa == boids::Isa::avx512)
+          CHECK(boids::list_lane_double_pairs() - double_pairs >
+                std::uint64_t(steps - 1) * cs.count / 8);
+        else
+          CHECK(boids::list_lane_double_pairs() == double_pairs);
         for (int g = 0; g < 3; ++g) {
           INFO("groups of " << (4 >> g));
           if (multi)
