@@ -82,7 +82,7 @@ struct Tables {
   Tables() {
     kernel_table_scalar(f[0], d[0]);
 #if !defined(BOIDS_DISABLE_SIMD) && (defined(__x86_64__) || defined(_M_X64))
-    const Isa cpu = cpu_isa();
+    [[maybe_unused]] const Isa cpu = cpu_isa();  // unused when no SIMD set is built
 #if defined(BOIDS_HAVE_SSE42)
     if (cpu >= Isa::sse42) kernel_table_sse42(f[1], d[1]);
 #endif
