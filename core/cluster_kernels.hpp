@@ -68,9 +68,9 @@
 // kernel's time.
 //
 // Plugging in other rules (issues 14, 15). The pruned group stream is the reusable part; what
-// a rule does with a batch is the `Rule` policy of ClusterKernel (cluster_kernels_impl.hpp):
+// a rule does with a batch is the `Rule` policy of ClusterTiles (cluster_tiles.hpp):
 //   - Rule::Acc      a pair's accumulators in the tile's virtual lanes (registers),
-//   - the masked update of one W-lane register of a tile (ClusterKernel::tiles today),
+//   - the masked update of one W-lane register of a tile (ClusterTiles::tiles today),
 //   - Rule::finish() the fixed lane tree into FlockSums (or the rule's own sums).
 // The standard flock (StandardRule) is the only rule compiled today. Linear separation (abm)
 // is a different pair(); threshold cohesion/closest separation add a per-lane min with the

@@ -109,7 +109,7 @@ struct ClusterPacks {
       for (int l = 0; l < W; ++l) t[l] = l < kHalf ? qa[l % kGroup] : qb[l % kGroup];
       return B::load_aligned(t);
     }
-    // copy_group_scalar (cluster_kernels_impl.hpp) in 4-wide registers: the same values.
+    // copy_group_scalar (cluster_rule.hpp) in 4-wide registers: the same values.
     // Reads up to kGroup - 1 slots past the m boids (the store's padding, GridView).
     template <bool Shift>
     static void copy_group(Real* dp, Real* dv, const Real* sp, const Real* sv, std::uint32_t m,
