@@ -32,8 +32,10 @@ struct ClusterPrune {
   static constexpr CompressTable kCompress{};
 
   // Appends base + l for every set bit l of `bits` (W bits) to out; returns the count. Writes
-  // up to 8 entries past the count (the buffers have that slack).
+  // up to 8 entries past the count (16 with the pack's compress16, one register compress on
+  // AVX-512 float; the lists have V = 16 entries of slack).
   static inline std::uint32_t compress(std::uint64_t bits, std::uint32_t base, std::uint32_t* out) {
+    if constexpr (requires { requires P::has_compress16; }) return P::compress16(bits, base, out);
     std::uint32_t n = 0;
     for (int byte = 0; byte < (W + 7) / 8; ++byte) {
       const unsigned m = unsigned(bits >> (8 * byte)) & 0xFFu;
