@@ -53,8 +53,8 @@
 //   3. the pair arithmetic is accumulate_pair's: |d|^2 < r^2, view cone
 //      dot >= (sqrt(d2) * |v_i|) * cos(theta/2) (a boid at rest passes it lane by lane, as
 //      accumulate_pair skips it), self masked by slot in the own group, separation -d/|d|^2
-//      on 0 < |d|^2 < r_s^2. The neighbour count is summed in integer lanes, exact in any
-//      order.
+//      on 0 < |d|^2 < r_s^2. The neighbour count is summed in integer lanes (a 16-wide pack:
+//      popcounts of the tile's mask per i-boid), exact in any order.
 // Why pairs: a list per boid prunes best (~40 % of the examined pairs useful) but needs its
 // own prune, compress and lane tree per boid and two loads per register (this kernel's first
 // version, slower: docs/engine.md); one list for all four boids of a group keeps ~20 % useful
