@@ -53,8 +53,8 @@
 //   3. the pair arithmetic is accumulate_pair's: |d|^2 < r^2, view cone
 //      dot >= (sqrt(d2) * |v_i|) * cos(theta/2) (a boid at rest passes it lane by lane, as
 //      accumulate_pair skips it), self masked by slot in the own group, separation -d/|d|^2
-//      on 0 < |d|^2 < r_s^2. The neighbour count is summed in integer lanes, exact in any
-//      order.
+//      on 0 < |d|^2 < r_s^2. The neighbour count is summed in integer lanes (a 16-wide pack:
+//      popcounts of the tile's mask per i-boid), exact in any order.
 // Why pairs: a list per boid prunes best (~40 % of the examined pairs useful) but needs its
 // own prune, compress and lane tree per boid and two loads per register (this kernel's first
 // version, slower: docs/engine.md); one list for all four boids of a group keeps ~20 % useful
@@ -68,9 +68,9 @@
 // kernel's time.
 //
 // Plugging in other rules (issues 14, 15). The pruned group stream is the reusable part; what
-// a rule does with a batch is the `Rule` policy of ClusterKernel (cluster_kernels_impl.hpp):
+// a rule does with a batch is the `Rule` policy of ClusterTiles (cluster_tiles.hpp):
 //   - Rule::Acc      a pair's accumulators in the tile's virtual lanes (registers),
-//   - the masked update of one W-lane register of a tile (ClusterKernel::tiles today),
+//   - the masked update of one W-lane register of a tile (ClusterTiles::tiles today),
 //   - Rule::finish() the fixed lane tree into FlockSums (or the rule's own sums).
 // The standard flock (StandardRule) is the only rule compiled today. Linear separation (abm)
 // is a different pair(); threshold cohesion/closest separation add a per-lane min with the

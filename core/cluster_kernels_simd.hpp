@@ -109,7 +109,7 @@ struct ClusterPacks {
       for (int l = 0; l < W; ++l) t[l] = l < kHalf ? qa[l % kGroup] : qb[l % kGroup];
       return B::load_aligned(t);
     }
-    // copy_group_scalar (cluster_kernels_impl.hpp) in 4-wide registers: the same values.
+    // copy_group_scalar (cluster_rule.hpp) in 4-wide registers: the same values.
     // Reads up to kGroup - 1 slots past the m boids (the store's padding, GridView).
     template <bool Shift>
     static void copy_group(Real* dp, Real* dv, const Real* sp, const Real* sv, std::uint32_t m,
@@ -136,6 +136,20 @@ struct ClusterPacks {
         copy_group_scalar<Shift>(dp, dv, sp, sv, m, sh, lo, hi);
       }
     }
+    // ClusterPrune::compress for a 16-wide pack: base + l for every set bit l of `bits`, in
+    // order, into out (one register compress; writes 16 entries); returns the count.
+#ifdef __AVX512F__
+    static constexpr bool has_compress16 = W == kTile;
+    static std::uint32_t compress16(std::uint64_t bits, std::uint32_t base, std::uint32_t* out) {
+      const __m512i idx =
+          _mm512_add_epi32(_mm512_set1_epi32(int(base)),
+                           _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+      _mm512_storeu_si512(out, _mm512_maskz_compress_epi32(__mmask16(bits), idx));
+      return std::uint32_t(__builtin_popcount(unsigned(bits & 0xFFFFu)));
+    }
+#else
+    static constexpr bool has_compress16 = false;
+#endif
     // The tile's lane tree (StandardRule::finish: x_l = lane l + lane 8 + l, then
     // (x0 + x1) + (x2 + x3) for i-boid 0 in lanes 0-3 and i-boid 1 in lanes 4-7) for Q sums at
     // once, into out[e][q]. An 8-wide x holds the x_l already (the caller added the halves); a

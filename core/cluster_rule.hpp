@@ -49,12 +49,16 @@ struct StandardRule {
   struct Acc {
     B d[D][U], v[D][U], s[D][U];
     K k[U];
+    // Counts kept outside the lanes (a 16-wide pack: the popcounts of a tile's mask), per
+    // i-boid; added to the lane counts by finish(). Integers: exact in any order.
+    std::int32_t kc[2];
   };
   static void zero(Acc& a) {
     for (int u = 0; u < U; ++u) {
       for (int c = 0; c < D; ++c) a.d[c][u] = a.v[c][u] = a.s[c][u] = P::splat(Real(0));
       a.k[u] = P::kzero();
     }
+    a.kc[0] = a.kc[1] = 0;
   }
   // The fixed lane tree of i-boid e: its lane l is x_l = lane 4e + l + lane 8 + 4e + l (the
   // two halves, lane-wise), then (x_0 + x_1) + (x_2 + x_3). o[e] may be null (a padding boid).
@@ -98,7 +102,7 @@ struct StandardRule {
       if (!o[e]) continue;
       FlockSums<Real>& s = *o[e];
       s = FlockSums<Real>{};
-      std::int64_t k = 0;
+      std::int64_t k = a.kc[e];
       for (int j = 0; j < kGroup; ++j) k += kl[4 * e + j] + kl[kHalf + 4 * e + j];
       s.k = std::int32_t(k);
       for (int c = 0; c < D; ++c) {

@@ -143,7 +143,7 @@ TEST_CASE("cluster: bit-identical for any thread count", "[cluster][parallel]") 
 TEST_CASE("cluster: the engine's sweep slides each row's copy from the row before it",
           "[cluster]") {
   // The blocked sweep visits y-rows in order within a plane, so the rows of a task after its
-  // first reuse the previous row's stencil rows (core/cluster_kernels_impl.hpp): 7 x 7 x 7
+  // first reuse the previous row's stencil rows (core/cluster_row_copy.hpp): 7 x 7 x 7
   // cells here, so at most 6 x 7 rows a step, fewer where a task starts (the engine's tasks
   // hold several rows).
   for (int threads : {1, 2}) {

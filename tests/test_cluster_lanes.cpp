@@ -168,7 +168,7 @@ TEST_CASE("cluster sweep: the blocked row order visits every x-row once", "[clus
 
 namespace {
 
-// The sliding row copy (core/cluster_kernels_impl.hpp, row()): x-rows run in order with one
+// The sliding row copy (ClusterRowCopy::copy): x-rows run in order with one
 // scratch take the stencil rows y - 1 and y of every plane from the previous row's copy. Their
 // sums must equal, bit for bit, those of the same rows each copied whole from the store (the
 // previous row forgotten before every call), with image shifts (wrap) and without (reflect),
