@@ -58,26 +58,17 @@ struct Kernel : KernelPairs<P, Real, D, WM, FV> {
   //
   // row_nn: the same sums (the same code), and also each boid's smallest |d|^2 over its stencil
   // into g.nearest2[slot] (nn_min): the flock metrics' row taken from the step's kernel.
-  //
-  // TN (kp.track_nearest, the threshold rules): the closest neighbour too (Near, settle). A
-  // function of its own per TN, so the plain sweep's code is what it was without the tracker.
   static void row(const GridView<Real>& g, std::uint32_t row, FlockSums<Real>* out,
                   KernelScratch<Real>& scratch) {
-    if (g.kp.track_nearest)
-      row_t<false, true>(g, row, out, scratch);
-    else
-      row_t<false, false>(g, row, out, scratch);
+    row_t<false>(g, row, out, scratch);
   }
   static void row_nn(const GridView<Real>& g, std::uint32_t row, FlockSums<Real>* out,
                      KernelScratch<Real>& scratch) {
-    if (g.kp.track_nearest)
-      row_t<true, true>(g, row, out, scratch);
-    else
-      row_t<true, false>(g, row, out, scratch);
+    row_t<true>(g, row, out, scratch);
   }
-  template <bool NN, bool TN>
-  [[gnu::noinline]] static void row_t(const GridView<Real>& g, std::uint32_t row,
-                                      FlockSums<Real>* out, KernelScratch<Real>& scratch) {
+  template <bool NN>
+  static void row_t(const GridView<Real>& g, std::uint32_t row, FlockSums<Real>* out,
+                    KernelScratch<Real>& scratch) {
     const int n0 = g.n[0], n1 = g.n[1], n2 = g.n[2], rx = g.reach[0];
     const int y = int(row % std::uint32_t(n1)), z = int(row / std::uint32_t(n1));
     const bool wrap = g.wrap != WrapMode::none;
@@ -178,6 +169,7 @@ struct Kernel : KernelPairs<P, Real, D, WM, FV> {
       for (std::size_t j = total; j < total + V; ++j) bv[c][j] = Real(0);
     }
     const std::uint32_t row_first = g.cell_start[row * std::uint32_t(n0)];
+    const bool track = g.kp.track_nearest;
     [[maybe_unused]] const B inf = P::splat(std::numeric_limits<Real>::infinity());
     std::uint64_t pairs = 0;  // run_pair calls, for kernel_pair_runs()
     for (int x = 0; x < n0; ++x) {
@@ -210,7 +202,7 @@ struct Kernel : KernelPairs<P, Real, D, WM, FV> {
         FlockSums<Real>& s = out[i - row_first];
         s = FlockSums<Real>{};  // the buffer is reused: fields we do not sum keep defaults
         // Most boids have no neighbour within the tracker's bound: nothing to combine.
-        if (TN && P::any(closest.d2 < P::splat(std::numeric_limits<Real>::infinity())))
+        if (track && P::any(closest.d2 < P::splat(std::numeric_limits<Real>::infinity())))
           nearest(closest, s);
         Real r[Q];
         s.k = std::int32_t(reduce(a, r));  // at most the row's candidates: fits
@@ -225,48 +217,39 @@ struct Kernel : KernelPairs<P, Real, D, WM, FV> {
       Near none;
       none.d2 = P::splat(std::numeric_limits<Real>::infinity());
       for (int c = 0; c < D; ++c) none.d[c] = P::splat(Real(0));
-      // TN: the closest neighbour in the batches the sweep noted (most boids: none).
-      auto closest = [&](const Boid& me, bool full, std::uint32_t self, std::uint64_t cl) {
-        Near near = none;
-        if (cl != 0) Base::settle(g, me, full, bp, lo, hi, self, cl, near);
-        return near;
-      };
-      // Two boids of the cell at a time (run_pair) when both see the same way.
-      for (; i + 1 < last; i += 2) {
-        const std::uint32_t self = own + (i - first);
-        Boid me[2];
-        const bool full0 = setup(self, me[0]), full1 = setup(self + 1, me[1]);
-        Acc a[2];
-        clear(a[0]);
-        clear(a[1]);
-        B nb[2] = {inf, inf};
-        std::uint64_t cl[2] = {0, 0};
-        if (full0 == full1) {
-          if (full0)
-            Base::template run_pair<true, TN, NN>(g, me, bp, bv, lo, hi, self, a, cl, nb);
-          else
-            Base::template run_pair<false, TN, NN>(g, me, bp, bv, lo, hi, self, a, cl, nb);
-          ++pairs;
-        } else {
-          for (int b = 0; b < 2; ++b) {
-            if (b == 0 ? full0 : full1)
-              Base::template run<true, TN, NN>(g, me[b], bp, bv, lo, hi, self + b, a[b], cl + b,
-                                               nb + b);
+      // Without the tracker, two boids of the cell at a time (run_pair) when both see the
+      // same way.
+      if (!track) {
+        for (; i + 1 < last; i += 2) {
+          const std::uint32_t self = own + (i - first);
+          Boid me[2];
+          const bool full0 = setup(self, me[0]), full1 = setup(self + 1, me[1]);
+          Acc a[2];
+          clear(a[0]);
+          clear(a[1]);
+          B nb[2] = {inf, inf};
+          if (full0 == full1) {
+            if (full0)
+              Base::template run_pair<true, NN>(g, me, bp, bv, lo, hi, self, a, nb);
             else
-              Base::template run<false, TN, NN>(g, me[b], bp, bv, lo, hi, self + b, a[b], cl + b,
-                                                nb + b);
+              Base::template run_pair<false, NN>(g, me, bp, bv, lo, hi, self, a, nb);
+            ++pairs;
+          } else {
+            for (int b = 0; b < 2; ++b) {
+              if (b == 0 ? full0 : full1)
+                Base::template run<true, false, NN>(g, me[b], bp, bv, lo, hi, self + b, a[b], none,
+                                                    nb + b);
+              else
+                Base::template run<false, false, NN>(g, me[b], bp, bv, lo, hi, self + b, a[b], none,
+                                                     nb + b);
+            }
           }
-        }
-        if constexpr (TN) {
-          store(i, a[0], closest(me[0], full0, self, cl[0]));
-          store(i + 1, a[1], closest(me[1], full1, self + 1, cl[1]));
-        } else {
           store(i, a[0], none);
           store(i + 1, a[1], none);
-        }
-        if constexpr (NN) {
-          g.nearest2[i] = lanes_min(nb[0]);
-          g.nearest2[i + 1] = lanes_min(nb[1]);
+          if constexpr (NN) {
+            g.nearest2[i] = lanes_min(nb[0]);
+            g.nearest2[i + 1] = lanes_min(nb[1]);
+          }
         }
       }
       for (; i < last; ++i) {
@@ -275,16 +258,19 @@ struct Kernel : KernelPairs<P, Real, D, WM, FV> {
         const bool full = setup(self, me);
         Acc a;
         clear(a);
+        Near closest;
+        closest.d2 = P::splat(std::numeric_limits<Real>::infinity());
+        for (int c = 0; c < D; ++c) closest.d[c] = P::splat(Real(0));
         B nb = inf;
-        std::uint64_t cl = 0;
-        if (full)
-          Base::template run<true, TN, NN>(g, me, bp, bv, lo, hi, self, a, &cl, &nb);
+        if (full && !track)
+          Base::template run<true, false, NN>(g, me, bp, bv, lo, hi, self, a, closest, &nb);
+        else if (!track)
+          Base::template run<false, false, NN>(g, me, bp, bv, lo, hi, self, a, closest, &nb);
+        else if (full)
+          Base::template run<true, true, NN>(g, me, bp, bv, lo, hi, self, a, closest, &nb);
         else
-          Base::template run<false, TN, NN>(g, me, bp, bv, lo, hi, self, a, &cl, &nb);
-        if constexpr (TN)
-          store(i, a, closest(me, full, self, cl));
-        else
-          store(i, a, none);
+          Base::template run<false, true, NN>(g, me, bp, bv, lo, hi, self, a, closest, &nb);
+        store(i, a, closest);
         if constexpr (NN) g.nearest2[i] = lanes_min(nb);
       }
     }

@@ -5,7 +5,7 @@
 // includes this header.
 #pragma once
 
-#include <bit>
+#include <algorithm>
 #include <limits>
 
 #include <cstdint>
@@ -50,74 +50,14 @@ struct KernelPairs {
   // Only neighbours nearer than closest_min_distance are tracked: the threshold rule acts on
   // the closest neighbour only when it is that near (behaviour_finish), and the minimum over
   // them is the minimum over all when it is below the bound, so the result is the one the rule
-  // reads. Those pairs are rare (about (2 / 9)^3 of the neighbours by default), so the sweep
-  // (run, run_pair with TN) only notes which batches hold one, as bits of a word per boid
-  // (close_bit), and settle() runs the tracker over those batches after the sweep: the same
-  // d, d2 and masks, recomputed by the same operations, so the same minimum. The sweep keeps
-  // no tracker registers (a tracker per boid in run_pair spilled the accumulators:
-  // docs/bench.md, "Fourteenth session"), and run_pair serves the threshold rules as it does
-  // the plain ones.
+  // reads. Those pairs are rare (about (2 / 9)^3 of the neighbours by default), so the tracker
+  // runs in the branch that separation's rare pairs already take, and costs the common pair
+  // nothing; tracking every neighbour (4 blends, 2 compares and a branch per register) made
+  // the threshold rules' kernel 1.4x the plain one.
   struct Near {
     B d2;
     B d[D];
   };
-
-  // The bit of a word that notes the batch at offset `off` from the range's start: bit
-  // off / W, and bit 63 for that batch and every later one (settle rescans from there).
-  static inline std::uint64_t close_bit(std::uint32_t off) {
-    const std::uint32_t b = off / std::uint32_t(W);
-    return std::uint64_t(1) << (b < 63u ? b : 63u);
-  }
-
-  // The lanes of `close` into the tracker nr (the minimum under the total order above).
-  static inline void track(Near& nr, M close, B d2, const B* d) {
-    M take = P::and_(close, d2 < nr.d2);
-    const M tie = P::and_(close, d2 == nr.d2);
-    if (P::any(tie)) {  // equal d2: the lexicographically smaller offset (rare)
-      M lt = d[D - 1] < nr.d[D - 1];
-      for (int c = D - 2; c >= 0; --c) lt = P::or_(d[c] < nr.d[c], P::and_(d[c] == nr.d[c], lt));
-      take = P::or_(take, P::and_(tie, lt));
-    }
-    nr.d2 = P::sel(take, d2, nr.d2);
-    for (int c = 0; c < D; ++c) nr.d[c] = P::sel(take, d[c], nr.d[c]);
-  }
-
-  // The tracker over the batches of [lo, hi) that `bits` notes (close_bit), for boid `me`
-  // (full: no view cone): d, d2 and the neighbour mask exactly as run computes them. Out of
-  // line: most boids have no bit, and the sweep's function keeps its registers.
-  [[gnu::noinline]] static void settle(const GridView<Real>& g, const Boid& me, bool full,
-                                       const Real* const* bp, std::uint32_t lo, std::uint32_t hi,
-                                       std::uint32_t self, std::uint64_t bits, Near& nr) {
-    const B r2 = P::splat(g.kp.radius2);
-    const B cm2 = P::splat(g.kp.beh.closest_min2);
-    const B zero = P::splat(Real(0));
-    while (bits != 0) {
-      const int b = std::countr_zero(bits);
-      bits &= bits - 1;
-      std::uint32_t o = lo + std::uint32_t(b) * std::uint32_t(W);
-      const std::uint32_t end = b == 63 ? hi : o + 1;
-      for (; o < end; o += std::uint32_t(W)) {
-        B d[D];
-        B d2 = zero;
-        for (int c = 0; c < D; ++c) {
-          d[c] = P::loadu(bp[c] + o) - me.p[c];
-          if constexpr (WM == WrapMode::min_image)
-            d[c] = d[c] - P::splat(g.size) * P::round(d[c] * P::splat(g.inv_size));
-          d2 = d2 + d[c] * d[c];
-        }
-        M m = d2 < r2;
-        if (!full) {
-          B dot = zero;
-          for (int c = 0; c < D; ++c) dot = dot + d[c] * me.vel[c];
-          m = P::and_(m, dot >= P::sqrt(d2) * me.vlen * me.cosv);
-        }
-        if (hi - o < std::uint32_t(W)) m = P::and_(m, P::lane_lt(int(hi - o)));
-        if (self - o < std::uint32_t(W)) m = P::and_(m, P::lane_ne(int(self - o)));
-        const M close = P::and_(m, d2 < cm2);
-        if (P::any(close)) track(nr, close, d2, d);
-      }
-    }
-  }
 
   // NN (the flock metrics' row, row_nn): the smallest |d|^2 over every candidate but `self`,
   // at any distance, lane-wise into *nb (a minimum: the same in any order).
@@ -133,16 +73,14 @@ struct KernelPairs {
 
   // Candidates [lo, hi) of the row's buffer, candidate k into lane (k - lo) mod V, skipping
   // slot `self`. Loads are unaligned: one masked tail per boid costs less than aligning the
-  // start (a second partial batch). Full: no view cone. TN: also note in *close the batches
-  // holding a neighbour nearer than closest_min_distance (close_bit; settle). NN: nn_min into
-  // *nb.
+  // start (a second partial batch). Full: no view cone. TN: also track the closest neighbour
+  // nearer than closest_min_distance (Near). NN: nn_min into *nb.
   template <bool Full, bool TN, bool NN = false>
   static inline void run(const GridView<Real>& g, const Boid& me, const Real* const* bp,
                          const Real* const* bv, std::uint32_t lo, std::uint32_t hi,
-                         std::uint32_t self, Acc& acc, std::uint64_t* close = nullptr,
-                         B* nb = nullptr) {
+                         std::uint32_t self, Acc& acc, Near& near, B* nb = nullptr) {
     Acc a = acc;  // a local copy the compiler keeps in registers (the reference would spill)
-    [[maybe_unused]] std::uint64_t cl = 0;
+    [[maybe_unused]] Near nr = near;
     [[maybe_unused]] B nbl;
     if constexpr (NN) nbl = *nb;
     const B r2 = P::splat(g.kp.radius2);
@@ -150,7 +88,10 @@ struct KernelPairs {
     const B zero = P::splat(Real(0));
     const B one = P::splat(Real(1));
     const bool linear = g.kp.sep_linear;  // the abm profile: -d instead of -d / |d|^2
-    [[maybe_unused]] const B cm2 = P::splat(g.kp.beh.closest_min2);  // TN: the tracker's bound
+    // TN: the tracker's bound (closest_min_distance^2) and the rare pairs' (the larger of it
+    // and r_s^2).
+    [[maybe_unused]] const B cm2 = P::splat(g.kp.beh.closest_min2);
+    [[maybe_unused]] const B rt2 = P::splat(std::max(g.kp.sep_radius2, g.kp.beh.closest_min2));
     for (std::uint32_t j = lo; j < hi; j += V) {
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC unroll 16
@@ -181,37 +122,56 @@ struct KernelPairs {
           a.d[c][u] = P::add_if(a.d[c][u], m, d[c]);
           a.v[c][u] = P::add_if(a.v[c][u], m, P::loadu(bv[c] + o));
         }
-        // d2 below the smallest normal counts as coincident (accumulate_pair).
-        const M ms =
-            P::and_(m, P::and_(d2 >= P::splat(std::numeric_limits<Real>::min()), d2 < rs2));
-        // Rare (r_s is well inside r), but with 16 lanes a batch still holds a separation
-        // pair often enough that the branch mispredicts: there, always do the masked update.
-        if (W == 16 || P::any(ms)) {
-          const B inv = linear ? one : one / d2;
-          for (int c = 0; c < D; ++c) a.s[c][u] = P::sub_if(a.s[c][u], ms, d[c] * inv);
+        if constexpr (!TN) {
+          // d2 below the smallest normal counts as coincident (accumulate_pair).
+          const M ms =
+              P::and_(m, P::and_(d2 >= P::splat(std::numeric_limits<Real>::min()), d2 < rs2));
+          // Rare (r_s is well inside r), but with 16 lanes a batch still holds a separation
+          // pair often enough that the branch mispredicts: there, always do the masked update.
+          if (W == 16 || P::any(ms)) {
+            const B inv = linear ? one : one / d2;
+            for (int c = 0; c < D; ++c) a.s[c][u] = P::sub_if(a.s[c][u], ms, d[c] * inv);
+          }
+        } else {
+          // The rare pairs: separation's (d2 < r_s^2) and the tracker's (d2 < rt2 below).
+          // With 16 lanes separation is always the masked update (as above), and only the
+          // tracker sits behind a branch: its pairs (within closest_min_distance) are rarer
+          // still, so that branch predicts well, where "some lane rare" is a coin toss.
+          const M rare = W == 16 ? m : P::and_(m, d2 < rt2);
+          if (W == 16 || P::any(rare)) {
+            const M ms =
+                P::and_(rare, P::and_(d2 >= P::splat(std::numeric_limits<Real>::min()), d2 < rs2));
+            const B inv = linear ? one : one / d2;
+            for (int c = 0; c < D; ++c) a.s[c][u] = P::sub_if(a.s[c][u], ms, d[c] * inv);
+            const M close = P::and_(rare, d2 < cm2);
+            if (W == 16 && !P::any(close)) continue;
+            M take = P::and_(close, d2 < nr.d2);
+            const M tie = P::and_(close, d2 == nr.d2);
+            if (P::any(tie)) {  // equal d2: the lexicographically smaller offset (rare)
+              M lt = d[D - 1] < nr.d[D - 1];
+              for (int c = D - 2; c >= 0; --c)
+                lt = P::or_(d[c] < nr.d[c], P::and_(d[c] == nr.d[c], lt));
+              take = P::or_(take, P::and_(tie, lt));
+            }
+            nr.d2 = P::sel(take, d2, nr.d2);
+            for (int c = 0; c < D; ++c) nr.d[c] = P::sel(take, d[c], nr.d[c]);
+          }
         }
-        // TN: rarer still (closest_min_distance is within r_s by default), so this branch
-        // predicts.
-        if constexpr (TN)
-          if (P::any(P::and_(m, d2 < cm2))) cl |= close_bit(o - lo);
       }
     }
     acc = a;
-    if constexpr (TN) *close = cl;
+    if constexpr (TN) near = nr;
     if constexpr (NN) *nb = nbl;
   }
 
-  // run<Full, TN> for two boids of one cell at once (the same candidate range): each
+  // run<Full, false> for two boids of one cell at once (the same candidate range): each
   // candidate batch is loaded once and summed into both boids' lanes, the same operations in
-  // the same order per boid as run, so the same bits; the two boids' chains interleave. TN:
-  // each boid's close batches into close[0], close[1] (as run).
-  template <bool Full, bool TN, bool NN = false>
+  // the same order per boid as run, so the same bits; the two boids' chains interleave.
+  template <bool Full, bool NN = false>
   static inline void run_pair(const GridView<Real>& g, const Boid* me, const Real* const* bp,
                               const Real* const* bv, std::uint32_t lo, std::uint32_t hi,
-                              std::uint32_t self0, Acc* acc, std::uint64_t* close = nullptr,
-                              B* nb = nullptr) {
+                              std::uint32_t self0, Acc* acc, B* nb = nullptr) {
     Acc a0 = acc[0], a1 = acc[1];
-    [[maybe_unused]] std::uint64_t cl0 = 0, cl1 = 0;
     [[maybe_unused]] B nb0, nb1;
     if constexpr (NN) {
       nb0 = nb[0];
@@ -223,10 +183,8 @@ struct KernelPairs {
     const B one = P::splat(Real(1));
     const B tiny = P::splat(std::numeric_limits<Real>::min());
     const bool linear = g.kp.sep_linear;
-    [[maybe_unused]] const B cm2 = P::splat(g.kp.beh.closest_min2);
     auto one_boid = [&](const Boid& b, std::uint32_t self, Acc& a, int u, std::uint32_t o,
-                        const B* pc, const B* vc, [[maybe_unused]] B& nbl,
-                        [[maybe_unused]] std::uint64_t& cl) {
+                        const B* pc, const B* vc, [[maybe_unused]] B& nbl) {
       B d[D];
       B d2 = zero;
       for (int c = 0; c < D; ++c) {
@@ -254,8 +212,6 @@ struct KernelPairs {
         const B inv = linear ? one : one / d2;
         for (int c = 0; c < D; ++c) a.s[c][u] = P::sub_if(a.s[c][u], ms, d[c] * inv);
       }
-      if constexpr (TN)
-        if (P::any(P::and_(m, d2 < cm2))) cl |= close_bit(o - lo);
     };
     for (std::uint32_t j = lo; j < hi; j += V) {
 #if defined(__GNUC__) && !defined(__clang__)
@@ -269,16 +225,12 @@ struct KernelPairs {
           pc[c] = P::loadu(bp[c] + o);
           vc[c] = P::loadu(bv[c] + o);
         }
-        one_boid(me[0], self0, a0, u, o, pc, vc, nb0, cl0);
-        one_boid(me[1], self0 + 1, a1, u, o, pc, vc, nb1, cl1);
+        one_boid(me[0], self0, a0, u, o, pc, vc, nb0);
+        one_boid(me[1], self0 + 1, a1, u, o, pc, vc, nb1);
       }
     }
     acc[0] = a0;
     acc[1] = a1;
-    if constexpr (TN) {
-      close[0] = cl0;
-      close[1] = cl1;
-    }
     if constexpr (NN) {
       nb[0] = nb0;
       nb[1] = nb1;
