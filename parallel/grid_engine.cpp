@@ -30,6 +30,7 @@
 #include "parallel/cell_list.hpp"
 #include "parallel/cluster_grid.hpp"
 #include "parallel/grid_engine_near.hpp"
+#include "parallel/grid_taken_row.hpp"
 #include "parallel/list_step.hpp"
 #include "parallel/row_scratch.hpp"
 #include "parallel/threading.hpp"
@@ -67,7 +68,7 @@ void rank_slots_from_ids(const std::uint32_t* ids, std::size_t n, std::uint32_t 
 }
 
 template <class Real>
-class GridEngine final : public EngineT<Real> {
+class GridEngine final : public EngineT<Real>, public GridRowSource<Real> {
   using EngineT<Real>::m_;
   using EngineT<Real>::s_;
   using EngineT<Real>::def_;
@@ -171,54 +172,22 @@ class GridEngine final : public EngineT<Real> {
   // grid_build_cells(), which leaves s_ as it is).
   void build_cells() {
     ranks_valid_ = false;  // in_.id is rewritten
-    taken_valid_ = false;  // in_ is rewritten
+    taken_.invalidate();   // in_ is rewritten
     cells_.build(settings(), s_, in_, *ex_);
   }
 
-  // grid_shared_cells(): the next step's cell list, built now if need be.
-  bool shared_cells(SharedCells<Real>& out) {
+  // The flock metrics' hooks (parallel/grid_taken_row.hpp).
+  bool shared_cells(SharedCells<Real>& out) override {
     if (cluster_path() || def_.cells_per_radius != 1) return false;
     if (!cells_current_) build_cells();
     cells_current_ = true;
-    return cells_shape(out);
+    return cells_shape(cells_, in_, m_.dims, out);
   }
-
-  // out <- cells_ and in_ when their shape is the metrics' (cubic cells >= the radius, one
-  // cell out).
-  bool cells_shape(SharedCells<Real>& out) const {
-    const GridPlan& g = cells_.plan();
-    for (int a = 0; a < m_.dims; ++a) {
-      if (g.reach[a] != 1 || g.inv_cell[a] != g.inv_cell[0]) return false;
-    }
-    for (int c = 0; c < 3; ++c) {
-      out.p[c] = in_.p[c].data();
-      out.v[c] = in_.v[c].data();
-      out.n[c] = g.n[c];
-      out.lo[c] = g.lo[c];
-    }
-    out.readable = in_.p[0].size();
-    out.cell_start = cells_.cell_start();
-    out.edge = 1 / g.inv_cell[0];
-    return true;
+  bool request_row() override {
+    return taken_.request(!m_.list.active && !cluster_ && def_.cells_per_radius == 1);
   }
-
-  // grid_request_row() / grid_taken_row(): the flock metrics' row from the next step.
-  bool request_row() {
-    if (m_.list.active || cluster_ || def_.cells_per_radius != 1) return false;
-    row_requested_ = true;
-    return true;
-  }
-  bool taken_row(TakenRow<Real>& out) const {
-    if (!taken_valid_) return false;
-    out = TakenRow<Real>{};
-    out.fused = taken_fused_ && cells_shape(out.cells);
-    if (!out.fused && !cells_shape(out.cells)) out.cells = SharedCells<Real>{};
-    out.in = &in_;
-    out.shift = cells_.plan().wrap == WrapMode::shift;
-    out.k = taken_k_.data();
-    out.nearest2 = taken_nn_.data();
-    out.step = taken_step_;
-    return true;
+  bool taken_row(TakenRow<Real>& out) const override {
+    return taken_.fill(out, cells_, in_, m_.dims);
   }
 
   std::uint64_t bench_kernel() {
@@ -277,13 +246,13 @@ class GridEngine final : public EngineT<Real> {
     ranks_valid_ = false;
     cells_current_ = false;
     in_ = BoidStore<Real>();
-    row_requested_ = taken_valid_ = false;
+    taken_.drop();
     this->invalidate_cache();
   }
 
   void on_def_changed() override {  // the radius may differ
     cells_current_ = false;
-    row_requested_ = taken_valid_ = false;
+    taken_.drop();
   }
 
  private:
@@ -368,22 +337,9 @@ class GridEngine final : public EngineT<Real> {
     if (!cells_current_) build_cells();
     cells_current_ = false;  // s_ is rewritten below
     id_order_ = false;
-    // The flock metrics asked for this state's row (grid_request_row): in_ is kept until the
-    // next build, and with the row kernel that also writes each boid's nearest |d|^2
-    // (row_nn) the counts and those distances are kept too.
-    taken_valid_ = row_requested_;
-    row_requested_ = false;
-    taken_step_ = steps_;
-    RowKernel<Real> nn_kernel = nullptr;
-    SharedCells<Real> shape;
-    if (taken_valid_ && !m_.list.active && !cluster_path() && cells_shape(shape))
-      nn_kernel =
-          select_row_kernel_nn<Real>(isa_, m_.dims, cells_.plan().wrap, m_.kind[0].full_view);
-    taken_fused_ = nn_kernel != nullptr;
-    if (nn_kernel) {
-      taken_nn_.resize(in_.n);
-      taken_k_.resize(cells_.boid_end());
-    }
+    // The metrics' row of this state (grid_request_row): in_ kept, with row_nn the counts too.
+    const RowKernel<Real> nn_kernel = taken_.begin(steps_, !m_.list.active && !cluster_path(), isa_,
+                                                   cells_, in_, m_.dims, m_.kind[0].full_view);
     prepare_step_into<Real>(
         ctx_, m_, in_, steps_, def_.seed,
         [this](std::size_t n, const std::function<void(std::size_t, std::size_t)>& f) {
@@ -395,7 +351,7 @@ class GridEngine final : public EngineT<Real> {
         });
     const StepContext<Real>& ctx = ctx_;
     GridView<Real> g = cells_.view(in_, m_);
-    if (nn_kernel) g.nearest2 = taken_nn_.data();
+    if (nn_kernel) g.nearest2 = taken_.nearest();
     if (m_.list.active) {  // topological neighbours, the couzin profile
       list_step<Real>(m_, ctx, g, in_, s_, *ex_);
       finish_specials<D>(ctx);
@@ -444,9 +400,7 @@ class GridEngine final : public EngineT<Real> {
     for_each_row(
         g,
         [&](std::size_t, std::uint32_t first, std::uint32_t last, const FlockSums<Real>* sums) {
-          if (nn_kernel) {
-            for (std::uint32_t j = first; j < last; ++j) taken_k_[j] = sums[j - first].k;
-          }
+          if (nn_kernel) taken_.keep_counts(first, last, sums);
           if (fin) {
             fin(fv, first, last - first, sums);
             std::copy(in_.kind.begin() + first, in_.kind.begin() + last, s_.kind.begin() + first);
@@ -506,16 +460,9 @@ class GridEngine final : public EngineT<Real> {
   StepContext<Real> ctx_;
   bool id_order_ = true;
   mutable bool ranks_valid_ = false;
-  // cells_ and in_ hold the cell list of the current s_, built ahead by grid_shared_cells(),
-  // so the next step need not build it again.
+  // cells_, in_: the current s_'s cell list, built ahead by grid_shared_cells() (no rebuild).
   mutable bool cells_current_ = false;
-  // The flock metrics' row (grid_request_row, grid_taken_row): asked for the next step; kept
-  // by the last step (in_ is its input until the next build); with the kernel's counts and
-  // nearest distances (fused).
-  bool row_requested_ = false, taken_valid_ = false, taken_fused_ = false;
-  std::uint64_t taken_step_ = 0;
-  std::vector<std::int32_t> taken_k_;
-  std::vector<Real> taken_nn_;
+  TakenRowKeeper<Real> taken_;  // the flock metrics' row (grid_request_row, grid_taken_row)
 };
 
 template <class Real>
@@ -543,29 +490,6 @@ std::uint64_t grid_neighbour_pass(World& w) {
   if (w.precision() == Precision::f64) return grid_of<double>(w).bench_kernel();
   return grid_of<float>(w).bench_kernel();
 }
-
-template <class Real>
-bool grid_shared_cells(const World& w, SharedCells<Real>& out) {
-  // The cell list is a cache of the state: building it changes nothing a caller can observe.
-  auto* g = dynamic_cast<const GridEngine<Real>*>(&engine_of(w));
-  return g && const_cast<GridEngine<Real>*>(g)->shared_cells(out);
-}
-template bool grid_shared_cells<float>(const World&, SharedCells<float>&);
-template bool grid_shared_cells<double>(const World&, SharedCells<double>&);
-
-bool grid_request_row(World& w) {
-  if (auto* g = dynamic_cast<GridEngine<float>*>(&engine_of(w))) return g->request_row();
-  if (auto* g = dynamic_cast<GridEngine<double>*>(&engine_of(w))) return g->request_row();
-  return false;
-}
-
-template <class Real>
-bool grid_taken_row(const World& w, TakenRow<Real>& out) {
-  auto* g = dynamic_cast<const GridEngine<Real>*>(&engine_of(w));
-  return g && g->taken_row(out);
-}
-template bool grid_taken_row<float>(const World&, TakenRow<float>&);
-template bool grid_taken_row<double>(const World&, TakenRow<double>&);
 
 std::vector<std::int32_t> grid_neighbour_counts(World& w) {
   if (w.precision() == Precision::f64) return grid_of<double>(w).neighbour_counts();

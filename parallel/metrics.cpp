@@ -35,6 +35,7 @@
 #include "core/model.hpp"
 #include "parallel/grid_engine.hpp"
 #include "parallel/metrics_cells.hpp"
+#include "parallel/metrics_limits.hpp"
 #include "parallel/metrics_pairs.hpp"
 #include "parallel/metrics_turn.hpp"
 #include "parallel/metrics_union.hpp"
@@ -65,23 +66,25 @@ std::atomic<std::uint64_t> g_fused_rows{0}, g_fused_boids{0};
 // step's cell list, from the step's kernel (tk.k, tk.nearest2) where its arithmetic is the
 // pair pass's, and a flag in s.fallback where it is not: a cell on a face of a wrapping grid
 // (the kernel's candidates there are fl(p_j + L) - p_i, the pass's fl(p_j - p_i) + L), or a
-// cell with a boid whose nearest boid lies beyond the stencil (the pass's ring search).
+// cell with a boid whose nearest boid lies beyond the stencil (the pass's ring search). The
+// other cells' boids are summed in runs of consecutive cells, W lanes at a time (FusedFn).
 template <class Real, int D>
 void fused_cells(Executor& ex, Scratch<Real>& s, const PairInput<Real>& in, const Grid& g,
                  const TakenRow<Real>& tk, PairSums& total) {
   constexpr std::size_t kCells = 512;
   const std::size_t ncells = g.cells();
   const std::size_t nb = (ncells + kCells - 1) / kCells;
-  s.fallback.assign(ncells, 0);
+  const Real limit = ring_limit<Real>(g.edge);
+  const FusedFn<Real> fused = select_fused_fn<Real>();
+  s.fallback.resize(ncells);  // every entry is written below
   s.sums.assign(nb, PairSums{});
   ex.parallel_for(nb, 1, [&](std::size_t b0, std::size_t b1) {
     for (std::size_t b = b0; b < b1; ++b) {
-      PairSums& q = s.sums[b];
-      for (std::size_t c = b * kCells; c < std::min(ncells, (b + 1) * kCells); ++c) {
+      const std::size_t c0 = b * kCells, c1 = std::min(ncells, (b + 1) * kCells);
+      for (std::size_t c = c0; c < c1; ++c) {
         const std::uint32_t i0 = in.start[c], i1 = in.start[c + 1];
-        if (i0 == i1) continue;
         bool fb = false;
-        if (in.wrap == PairWrap::shift) {
+        if (in.wrap == PairWrap::shift && i0 != i1) {
           std::size_t rest = c;
           for (int a = 0; a < D; ++a) {
             const std::size_t x = rest % std::size_t(g.n[a]);
@@ -89,20 +92,19 @@ void fused_cells(Executor& ex, Scratch<Real>& s, const PairInput<Real>& in, cons
             fb = fb || x == 0 || x + 1 == std::size_t(g.n[a]);
           }
         }
-        FixedSum nnd = 0;
-        std::uint64_t k = 0;
-        for (std::uint32_t i = i0; i < i1 && !fb; ++i) {
-          // The pair pass's test for a ring search (PairPass::group, ring 2).
-          const double nearest = std::sqrt(double(tk.nearest2[i]));
-          fb = !(nearest <= g.edge);
-          nnd += fixed_value(nearest);
-          k += in.topo_k > 0 ? std::min(std::uint64_t(tk.k[i]), in.topo_k) : std::uint64_t(tk.k[i]);
-        }
+        for (std::uint32_t i = i0; i < i1 && !fb; ++i) fb = !(tk.nearest2[i] <= limit);
         s.fallback[c] = fb;
-        if (fb) continue;
-        q.nnd += nnd;
-        q.nnd_count += i1 - i0;
-        q.neighbours += k;
+      }
+      for (std::size_t c = c0; c < c1;) {
+        if (s.fallback[c]) {
+          ++c;
+          continue;
+        }
+        std::size_t e = c + 1;
+        while (e < c1 && !s.fallback[e]) ++e;
+        if (in.start[c] < in.start[e])
+          fused(tk.nearest2, tk.k, in.start[c], in.start[e], in.topo_k, s.sums[b]);
+        c = e;
       }
     }
   });
@@ -403,11 +405,16 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
   }
   m.mean_neighbours = double(neighbours) / double(n);
   m.mean_nnd = nnd_count > 0 ? double(nnd) / kValueScale / double(nnd_count) : 0.0;
-  // Components: roots have parent[x] == x.
+  // Components: roots have parent[x] == x, and parent[x] <= x always (a union hangs the
+  // larger root under the smaller; path halving and the link pass's own cells store ancestors),
+  // so one pass in index order finds each boid's root as its parent's, already resolved.
   s.size.assign(n, 0);
   std::uint32_t largest = 0;
+  std::atomic<std::uint32_t>* parent = s.parent.get();
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t r = pair_root(s.parent.get(), std::uint32_t(i));
+    const std::uint32_t p = parent[i].load(std::memory_order_relaxed);
+    const std::uint32_t r = p == i ? p : parent[p].load(std::memory_order_relaxed);
+    parent[i].store(r, std::memory_order_relaxed);
     m.clusters += r == i;
     largest = std::max(largest, ++s.size[r]);
   }

@@ -106,7 +106,6 @@ class LinkPass : PairCells<P, Real, D, Wrap> {
       }
       std::uint64_t seen = 0;
       const std::uint64_t all = n == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << n) - 1;
-      bool first = true;
       while (seen != all) {
         const std::uint32_t i = std::uint32_t(std::countr_zero(~seen));
         std::uint64_t comp = std::uint64_t(1) << i, todo = comp;
@@ -116,11 +115,16 @@ class LinkPass : PairCells<P, Real, D, Wrap> {
           comp |= grow;
         }
         seen |= comp;
+        if (comp == all) {  // the common case: the cell is one set under its first boid
+          for (std::uint32_t x = b + 1; x < e; ++x)
+            in_.parent[x].store(b, std::memory_order_relaxed);
+          in_.uniform[c] = 1;
+          return;
+        }
         for (std::uint64_t m = comp & (comp - 1); m; m &= m - 1)
           in_.parent[b + std::uint32_t(std::countr_zero(m))].store(b + i,
                                                                    std::memory_order_relaxed);
-        in_.uniform[c] = first && comp == all ? 1 : 0;
-        first = false;
+        in_.uniform[c] = 0;
       }
       return;
     }

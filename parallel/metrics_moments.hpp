@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "parallel/metrics_lanes.hpp"
+#include "parallel/metrics_limits.hpp"
 #include "parallel/metrics_pairs.hpp"
 #include "parallel/metrics_turn.hpp"
 
@@ -198,7 +199,9 @@ void moments_b(const MomentInput<Real>& in, std::size_t b, std::size_t e, Partia
   if constexpr (P::W > 1) {
     using B = typename P::B;
     constexpr std::size_t W = B::size;
-    const B zero(0.0), one(1.0), size(in.size), half(0.5), mhalf(-0.5);
+    const B zero(0.0), one(1.0), size(in.size);
+    const double up = Wrap ? half_turn(in.size) : 0.0;  // r / size > 0.5 is r >= up
+    const B hi(up), lo(-up);
     B centre[3];
     for (int c = 0; c < D; ++c) centre[c] = B(in.centre[c]);
     UnitLanes<B> mom[3];
@@ -212,9 +215,8 @@ void moments_b(const MomentInput<Real>& in, std::size_t b, std::size_t e, Partia
           v2 = v2 + v[c] * v[c];
           r[c] = load_double<B>(in.p[c] + i) - centre[c];
           if constexpr (Wrap) {
-            const B turns = r[c] / size;
-            r[c] = r[c] - size * (xsimd::select(turns > half, one, zero) -
-                                  xsimd::select(turns < mhalf, one, zero));
+            r[c] = r[c] - size * (xsimd::select(r[c] >= hi, one, zero) -
+                                  xsimd::select(r[c] <= lo, one, zero));
           }
           r2 = r2 + r[c] * r[c];
         }
@@ -233,8 +235,39 @@ void moments_b(const MomentInput<Real>& in, std::size_t b, std::size_t e, Partia
   for (; i < e; ++i) moment_b_one<Real, D, Wrap>(in, i, q);
 }
 
+// The fused row's sums (FusedFn): the nearest distances W lanes at a time in ValueLanes (the
+// terms of fixed_value, so the one-boid loop's bits, which is also the tail), the counts in
+// integers.
+template <class P, class Real>
+void fused_sums(const Real* nearest2, const std::int32_t* k, std::size_t b, std::size_t e,
+                std::uint64_t topo_k, PairSums& out) {
+  std::size_t i = b;
+#if defined(BOIDS_PAIR_PACKS_X86)
+  if constexpr (P::W > 1) {
+    using B = typename P::B;
+    constexpr std::size_t W = B::size;
+    ValueLanes<B> nnd;
+    while (i + W <= e) {
+      const std::size_t stop = std::min(e, i + kMomentChunk * W);
+      for (; i + W <= stop; i += W) nnd.add(xsimd::sqrt(load_double<B>(nearest2 + i)));
+      nnd.fold(out.nnd);
+    }
+  }
+#endif
+  for (; i < e; ++i) out.nnd += fixed_value(std::sqrt(double(nearest2[i])));
+  std::uint64_t n = 0;
+  if (topo_k > 0) {
+    for (std::size_t j = b; j < e; ++j) n += std::min(std::uint64_t(k[j]), topo_k);
+  } else {
+    for (std::size_t j = b; j < e; ++j) n += std::uint64_t(k[j]);
+  }
+  out.neighbours += n;
+  out.nnd_count += e - b;
+}
+
 template <class P, class Real>
 void fill_moment_table(PairTable<Real>& t) {
+  t.fused = &fused_sums<P, Real>;
   t.pass_a[0][0] = &moments_a<P, Real, 2, false>;
   t.pass_a[0][1] = &moments_a<P, Real, 2, true>;
   t.pass_a[1][0] = &moments_a<P, Real, 3, false>;

@@ -88,6 +88,19 @@ MomentFn<Real> select_moment_fn(bool pass_b, int dims, bool wrap) {
   }
 }
 
+template <class Real>
+FusedFn<Real> select_fused_fn() {
+  const PairTables& t = pair_tables();
+  for (int i = int(dispatched_isa(true));; --i) {
+    FusedFn<Real> k;
+    if constexpr (sizeof(Real) == 4)
+      k = t.f[i].fused;
+    else
+      k = t.d[i].fused;
+    if (k || i == 0) return k;
+  }
+}
+
 template PairFn<float> select_pair_fn<float>(int, PairWrap, bool);
 template PairFn<double> select_pair_fn<double>(int, PairWrap, bool);
 template LinkFn<float> select_link_fn<float>(int, PairWrap);
@@ -96,5 +109,7 @@ template TurnFn<float> select_turn_fn<float>();
 template TurnFn<double> select_turn_fn<double>();
 template MomentFn<float> select_moment_fn<float>(bool, int, bool);
 template MomentFn<double> select_moment_fn<double>(bool, int, bool);
+template FusedFn<float> select_fused_fn<float>();
+template FusedFn<double> select_fused_fn<double>();
 
 }  // namespace boids::metrics_detail

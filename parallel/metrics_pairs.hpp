@@ -122,6 +122,13 @@ template <class Real>
 using TurnFn = void (*)(const Real* x, std::size_t n, double size, const double* ts,
                         const double* tc, double* sn, double* cs);
 
+/// The fused row's sums over the boids [b, e) of cell order (parallel/metrics.cpp,
+/// fused_cells): fixed_value(sqrt(double(nearest2[i]))) into out.nnd, k[i] (capped at topo_k
+/// when > 0) into out.neighbours, e - b into out.nnd_count.
+template <class Real>
+using FusedFn = void (*)(const Real* nearest2, const std::int32_t* k, std::size_t b, std::size_t e,
+                         std::uint64_t topo_k, PairSums& out);
+
 /// Per-ISA tables: [dims - 2][wrap][view cone], and the circular centre's sines.
 template <class Real>
 struct PairTable {
@@ -129,6 +136,7 @@ struct PairTable {
   LinkFn<Real> link[2][3] = {};  ///< [dims - 2][wrap]
   TurnFn<Real> turn = nullptr;
   MomentFn<Real> pass_a[2][2] = {}, pass_b[2][2] = {};  ///< [dims - 2][wrap]
+  FusedFn<Real> fused = nullptr;
 };
 void metrics_pairs_scalar(PairTable<float>& f, PairTable<double>& d);
 void metrics_pairs_sse42(PairTable<float>& f, PairTable<double>& d);
@@ -153,5 +161,8 @@ TurnFn<Real> select_turn_fn();
 /// Passes A and B for dispatched_isa(), a dimension and whether the world wraps.
 template <class Real>
 MomentFn<Real> select_moment_fn(bool pass_b, int dims, bool wrap);
+/// The fused row's sums for dispatched_isa().
+template <class Real>
+FusedFn<Real> select_fused_fn();
 
 }  // namespace boids::metrics_detail

@@ -120,8 +120,9 @@ class PairPass : PairCells<P, Real, D, Wrap> {
         std::size_t(in_.n[0]) * std::size_t(in_.n[1]) * std::size_t(in_.n[2]);
     std::uint32_t cell = std::uint32_t(
         std::upper_bound(in_.start, in_.start + ncells + 1, std::uint32_t(b)) - in_.start - 1);
-    std::vector<std::uint8_t> plan;
-    std::vector<float> cost;
+    // Kept per thread: the fused row calls this for thousands of short runs of cells.
+    thread_local std::vector<std::uint8_t> plan;
+    thread_local std::vector<float> cost;
     for (std::size_t ii = b; ii < e;) {
       while (in_.start[cell + 1] <= ii) ++cell;  // skip the empty cells
       decode(cell, cc);

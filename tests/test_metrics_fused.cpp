@@ -9,10 +9,12 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "boids/metrics.hpp"
 #include "metrics_fixture.hpp"
+#include "parallel/metrics_limits.hpp"
 #include "parallel/metrics_pairs.hpp"
 #include "test_support.hpp"
 
@@ -140,4 +142,50 @@ TEST_CASE("a deferred metrics row refuses a state that is gone and other kinds a
   topo.kinds[0].rules.neighbours = boids::NeighbourRule::topological;
   boids::World t = boids::World::create(topo);
   CHECK_FALSE(calc.defer(t));
+}
+
+TEST_CASE("the metrics' thresholds decide as the division and the root they replace", "[metrics]") {
+  // half_turn: pass B's lanes test r >= t for r / size > 0.5 (and r <= -t for < -0.5);
+  // ring_limit: the fused row tests nearest2 <= t for sqrt(double(nearest2)) <= edge
+  // (parallel/metrics_limits.hpp). Both must decide every value as the replaced operation, in
+  // particular the few ulps around the boundary.
+  using boids::metrics_detail::half_turn;
+  using boids::metrics_detail::ring_limit;
+  const double inf = std::numeric_limits<double>::infinity();
+  int checked = 0;
+  for (double size : {464.16, 30.0, 1000.0, 1e-3, 7.3e5, 0.1, 3.0, 2.0 / 3.0, 1.0e300}) {
+    const double t = half_turn(size);
+    double lo = size * 0.5, hi = size * 0.5;
+    for (int k = 0; k < 40; ++k) {
+      lo = std::nextafter(lo, -inf);
+      hi = std::nextafter(hi, inf);
+    }
+    for (double r = lo; r <= hi; r = std::nextafter(r, inf)) {
+      INFO("size " << size << " r " << r);
+      REQUIRE((r >= t) == (r / size > 0.5));
+      REQUIRE((-r <= -t) == (-r / size < -0.5));
+      ++checked;
+    }
+  }
+  for (double edge : {4.000040004, 1.0, 9.00000900009, 0.3, 123.456}) {
+    const float tf = ring_limit<float>(edge);
+    const double td = ring_limit<double>(edge);
+    float xf = float(edge * edge);
+    double xd = edge * edge;
+    for (int k = 0; k < 40; ++k) {
+      xf = std::nextafter(xf, 0.0f);
+      xd = std::nextafter(xd, 0.0);
+    }
+    for (int k = 0; k < 80; ++k) {
+      INFO("edge " << edge << " x " << xf << " " << xd);
+      REQUIRE((xf <= tf) == (std::sqrt(double(xf)) <= edge));
+      REQUIRE((xd <= td) == (std::sqrt(xd) <= edge));
+      xf = std::nextafter(xf, std::numeric_limits<float>::infinity());
+      xd = std::nextafter(xd, inf);
+      ++checked;
+    }
+    REQUIRE(!(std::numeric_limits<float>::infinity() <= tf));
+    REQUIRE(!(std::nanf("") <= tf));
+  }
+  CHECK(checked > 1000);
 }
