@@ -10,7 +10,13 @@ if(BOIDS_WERROR)
 endif()
 if(BOIDS_SANITIZE)
   string(REPLACE ";" "," _san "${BOIDS_SANITIZE}")
-  target_compile_options(boids_build_flags INTERFACE -fsanitize=${_san} -fno-omit-frame-pointer
-                                                     -fno-sanitize-recover=all)
+  # A target with the property BOIDS_UNINSTRUMENTED (the ASan build's Catch2 test files,
+  # tests/CMakeLists.txt) compiles without the instrumentation and still links the runtime, so
+  # the library it calls is checked as everywhere else.
+  string(REPLACE ";" "$<COMMA>" _san_ge "${BOIDS_SANITIZE}")
+  set(_instrumented "$<NOT:$<BOOL:$<TARGET_PROPERTY:BOIDS_UNINSTRUMENTED>>>")
+  target_compile_options(boids_build_flags INTERFACE
+    "$<${_instrumented}:-fsanitize=${_san_ge}>" -fno-omit-frame-pointer
+    "$<${_instrumented}:-fno-sanitize-recover=all>")
   target_link_options(boids_build_flags INTERFACE -fsanitize=${_san})
 endif()

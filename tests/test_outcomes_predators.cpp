@@ -68,7 +68,10 @@ ChaseStats chase(int dims, Flavour fl, ChaseMode mode, bool flee, std::uint64_t 
 
 }  // namespace
 
-TEST_CASE("prey that flee keep predators at a distance in a free chase", "[outcome][predator]") {
+// [slow]: a statistic over many seeded chases (CI's Release stage runs it; the ASan stage checks
+// the same chase code through the predator tests that compare bits).
+TEST_CASE("prey that flee keep predators at a distance in a free chase",
+          "[outcome][predator][slow]") {
   for (int dims : {2, 3}) {
     for (ChaseMode mode : {ChaseMode::centroid, ChaseMode::nearest}) {
       for (const Flavour& fl : both_engines(false)) {
