@@ -57,8 +57,9 @@
 //      popcounts of the tile's mask per i-boid), exact in any order.
 // Why pairs: a list per boid prunes best (~40 % of the examined pairs useful) but needs its
 // own prune, compress and lane tree per boid and two loads per register (this kernel's first
-// version, slower: docs/engine.md); one list for all four boids of a group keeps ~20 % useful
-// (a model of the default density, not built); a pair keeps ~31 % (measured).
+// version, slower: docs/engine.md); one list for all four boids of a group keeps ~25 % useful
+// (~20 % of its lanes, padding included; not built); a pair keeps ~31 % (measured). The figures
+// of every rule: scripts/cluster_useful_model.py and docs/engine.md, "Pruning options".
 //
 // Full lists, not half lists: the view cone makes "i sees j" asymmetric, and a half list would
 // need a second accumulation into j whose order depends on the list traversal; the distance
