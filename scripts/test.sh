@@ -30,9 +30,65 @@ configure() {
 san=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1"
   -DBOIDS_SIMD_ISAS=avx2 -DBOIDS_BUILD_BENCH=OFF -DBOIDS_BUILD_VIEWER=OFF)
 
+# While one stage's tests run, the next stage's tree compiles in the background at the lowest
+# CPU priority (nice 19): the tests leave part of the two cores idle (Python and MPI start-up,
+# files, single-threaded cases, the tail of ctest -j2), and the compiler takes only that. The
+# next stage then finishes its build in the foreground (a no-op when the build ahead got
+# through; its errors, if any, show there as usual). docs/testing.md.
+sanitizers=1
+[[ ${BOIDS_SKIP_SANITIZERS:-0} == 1 ]] && sanitizers=0
+fuzz=0
+[[ ${BOIDS_SKIP_FUZZ:-0} != 1 ]] && command -v clang++-14 >/dev/null && fuzz=1
+fuzz_targets=(scenario state_csv snapshot c_api)
+ahead_pid=""
+build_ahead() {
+  local dir=$1
+  shift
+  echo "(building $dir in the background while the tests run; log: $dir/ahead.log)"
+  nice -n 19 cmake --build "$dir" -j"$jobs" "$@" >"$dir/ahead.log" 2>&1 &
+  ahead_pid=$!
+}
+finish_ahead() {
+  if [[ -n $ahead_pid ]]; then
+    wait "$ahead_pid" || echo "(the background build stopped; the build below shows why)"
+    ahead_pid=""
+  fi
+}
+stop_ahead() {
+  if [[ -n $ahead_pid ]]; then
+    pkill -TERM -P "$ahead_pid" 2>/dev/null || true
+    kill "$ahead_pid" 2>/dev/null || true
+  fi
+}
+trap stop_ahead EXIT
+configure_asan() {
+  configure build/asan -S . "${common[@]}" "${san[@]}" "-DBOIDS_SANITIZE=address;undefined"
+}
+# Scalar kernels only (-DBOIDS_SIMD_ISAS= after the AVX2 of "${san[@]}"): the threads split
+# the same rows on every instruction set, and the AVX2 units were a third of this build.
+configure_tsan() {
+  configure build/tsan -S . "${common[@]}" "${san[@]}" -DBOIDS_SIMD_ISAS= -DBOIDS_SANITIZE=thread
+}
+# Only the library and the four targets, without the SIMD kernel units the readers never
+# reach, and at -O0 (3-4x faster to compile than -O1 with coverage and the sanitizers; the
+# harness steps at most 64 boids), to keep this stage short on two cores.
+configure_fuzz() {
+  configure build/fuzz -S . -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O0 -g1" \
+    -DBOIDS_FUZZ=ON -DBOIDS_DISABLE_SIMD=ON -DBOIDS_BUILD_TESTS=OFF -DBOIDS_BUILD_BENCH=OFF \
+    -DBOIDS_BUILD_VIEWER=OFF -DBOIDS_BUILD_CLI=OFF
+}
+
 stage "Release build and tests"
 configure build/test -S . -DCMAKE_BUILD_TYPE=Release "${common[@]}" -DBOIDS_PYTHON=ON -DBOIDS_MPI=ON
 cmake --build build/test -j"$jobs"
+if ((sanitizers)); then
+  configure_asan
+  build_ahead build/asan --target boids_tests boids_cli
+elif ((fuzz)); then
+  configure_fuzz
+  build_ahead build/fuzz --target "${fuzz_targets[@]/#/fuzz_}"
+fi
 ctest --test-dir build/test --output-on-failure -j"$jobs"
 
 stage "Python package: pip install into a fresh venv (offline, Debian's setuptools and pybind11)"
@@ -43,33 +99,32 @@ rm -rf build/venv
 BOIDS_JOBS=$jobs BOIDS_CMAKE_BUILD_DIR="$PWD/build/test" build/venv/bin/pip install --no-build-isolation --no-index --quiet .
 (cd build && venv/bin/python -c "import boids; w = boids.World(count=1000, threads=2); w.step(3); print('installed:', w)")
 
-if [[ ${BOIDS_SKIP_SANITIZERS:-0} != 1 ]]; then
+if ((sanitizers)); then
   stage "AddressSanitizer + UndefinedBehaviorSanitizer"
-  configure build/asan -S . "${common[@]}" "${san[@]}" "-DBOIDS_SANITIZE=address;undefined"
+  finish_ahead
   cmake --build build/asan -j"$jobs" --target boids_tests boids_cli
+  configure_tsan
+  build_ahead build/tsan --target boids_tests
   ctest --test-dir build/asan --output-on-failure -j"$jobs"
 
   stage "ThreadSanitizer (parallel engine)"
-  # Scalar kernels only (-DBOIDS_SIMD_ISAS= after the AVX2 of "${san[@]}"): the threads split
-  # the same rows on every instruction set, and the AVX2 units were a third of this build.
-  configure build/tsan -S . "${common[@]}" "${san[@]}" -DBOIDS_SIMD_ISAS= -DBOIDS_SANITIZE=thread
+  finish_ahead
   cmake --build build/tsan -j"$jobs" --target boids_tests
+  if ((fuzz)); then
+    configure_fuzz
+    build_ahead build/fuzz --target "${fuzz_targets[@]/#/fuzz_}"
+  fi
   ctest --test-dir build/tsan --output-on-failure -j"$jobs"
 fi
 
 if [[ ${BOIDS_SKIP_FUZZ:-0} != 1 ]]; then
   stage "libFuzzer smoke runs (clang-14, ASan+UBSan)"
-  if ! command -v clang++-14 >/dev/null; then
+  if ((!fuzz)); then
     echo "fuzz: skipped, clang++-14 is not installed (scripts/setup.sh installs it)"
   else
-    # Only the library and the four targets, without the SIMD kernel units the readers never
-    # reach, and at -O0 (3-4x faster to compile than -O1 with coverage and the sanitizers;
-    # the harness steps at most 64 boids), to keep this stage short on two cores.
-    configure build/fuzz -S . -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
-      -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O0 -g1" \
-      -DBOIDS_FUZZ=ON -DBOIDS_DISABLE_SIMD=ON -DBOIDS_BUILD_TESTS=OFF -DBOIDS_BUILD_BENCH=OFF \
-      -DBOIDS_BUILD_VIEWER=OFF -DBOIDS_BUILD_CLI=OFF
-    targets=(scenario state_csv snapshot c_api)
+    finish_ahead
+    configure_fuzz
+    targets=("${fuzz_targets[@]}")
     cmake --build build/fuzz -j"$jobs" --target "${targets[@]/#/fuzz_}"
     ctest --test-dir build/fuzz --output-on-failure  # every committed corpus file once
     for t in "${targets[@]}"; do
