@@ -178,6 +178,31 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
       }
       const bool copied = rc.build(g, wrap_copy ? WrapMode::min_image : mode, std::uint32_t(row), D,
                                    lane_fn ? in.id.data() : nullptr, std::uint32_t(in.id.size()));
+      // The store rows the next row's stencil takes new (its last y row), prefetched into L2 a
+      // row ahead: their positions and ids for its copy, their velocities for its finish. Read
+      // scattered over 3 rows' streams a few elements per column, the first touch of each line
+      // in the step was where the copy and the finish waited (perf).
+      if (lane_finish && row + 1 < e) {
+        const int y = int(row % std::size_t(g.n[1])), z = int(row / std::size_t(g.n[1]));
+        int yy = y + g.reach[1] + 1;
+        if (yy >= g.n[1] && g.wrap != WrapMode::none) yy -= g.n[1];
+        for (int dz = -g.reach[2]; dz <= g.reach[2] && yy < g.n[1]; ++dz) {
+          int zz = z + dz;
+          if (zz < 0 || zz >= g.n[2]) {
+            if (g.wrap == WrapMode::none) continue;
+            zz = zz < 0 ? zz + g.n[2] : zz - g.n[2];
+          }
+          const std::uint32_t r0 = std::uint32_t(g.n[0]) * std::uint32_t(yy + g.n[1] * zz);
+          const std::uint32_t s1 = g.cell_start[r0 + std::uint32_t(g.n[0])];
+          for (std::uint32_t j = g.cell_start[r0]; j < s1; j += 64 / sizeof(Real)) {
+            for (int c = 0; c < D; ++c) {
+              __builtin_prefetch(g.p[c] + j, 0, 2);
+              __builtin_prefetch(in.v[c].data() + j, 0, 2);
+            }
+            __builtin_prefetch(in.id.data() + j, 0, 2);
+          }
+        }
+      }
       if (lane_fn) {  // the lane kernel's row fields
         for (int c = 0; c < D; ++c) lrow.cp[c] = rc.p.data() + std::size_t(c) * rc.stride;
         lrow.cslot = rc.slot.data();
