@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "core/neighbour_list.hpp"
@@ -139,6 +140,9 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
       lane_fn ? list_detail::select_lane_finish_fn<Real>(
                     m.isa, D, mode == WrapMode::min_image || wrap_copy, m.list.topo_k)
               : nullptr;
+  // Float's row finish (AVX2 / AVX-512) reads the ids through the slots it needs anyway: the row
+  // copy then carries no ids (a fifth of its arrays; LaneCell::slot_id). Double's keeps them.
+  const bool slot_ids = std::is_same_v<Real, float> && lane_finish != nullptr;
   ex.parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
     std::vector<FlockSums<Real>> lane_out;
     std::vector<std::uint8_t> direct;  // 1: the boid's sums came from the lane kernel
@@ -176,8 +180,9 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
         lst.wrap = lane_wrap.data();
         lst.q = lane_q.data();
       }
-      const bool copied = rc.build(g, wrap_copy ? WrapMode::min_image : mode, std::uint32_t(row), D,
-                                   lane_fn ? in.id.data() : nullptr, std::uint32_t(in.id.size()));
+      const bool copied =
+          rc.build(g, wrap_copy ? WrapMode::min_image : mode, std::uint32_t(row), D,
+                   lane_fn && !slot_ids ? in.id.data() : nullptr, std::uint32_t(in.id.size()));
       // The store rows the next row's stencil takes new (its last y row), prefetched into L2 a
       // row ahead: their positions and ids for its copy, their velocities for its finish. Read
       // scattered over 3 rows' streams a few elements per column, the first touch of each line
@@ -209,6 +214,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
         lrow.id = rc.id.data();
         lrow.groups = n_groups;
         if (lane_finish) lrow.stage = &lst;
+        lrow.slot_id = slot_ids ? in.id.data() : nullptr;
       }
       // Boid rb's sums came from the lane kernel.
       auto is_direct = [&](std::uint32_t rb) {
