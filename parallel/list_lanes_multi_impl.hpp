@@ -260,7 +260,12 @@ std::uint32_t lane_group(const GatherInput<float>& in, const LaneCell<float>& c,
     sl[l] = c.bslot ? c.bslot[b] : c.first + b;
     r2l[l] = l < lanes ? (c.r2 ? c.r2[b] : in.radius2) : -1.0f;  // -1: sees nothing
   }
-  auto four = [&](const float* x) { return _mm_setr_ps(x[sl[0]], x[sl[1]], x[sl[2]], x[sl[3]]); };
+  // (A full group of the row pass's store: its 4 boids' slots are consecutive, one load.)
+  const bool consecutive = lanes == 4 && !c.bslot;
+  auto four = [&](const float* x) {
+    return consecutive ? _mm_loadu_ps(x + sl[0])
+                       : _mm_setr_ps(x[sl[0]], x[sl[1]], x[sl[2]], x[sl[3]]);
+  };
   F pi[D], vv[D];
   for (int a = 0; a < D; ++a) {
     pi[a] = L::template spread<C>(four(in.p[a]));
