@@ -19,7 +19,7 @@ std::atomic<std::uint64_t> own_grid_steps{0}, own_grid_fallbacks{0}, own_grid_la
 std::atomic<std::uint64_t> lane_boids{0}, lane_unsettled{0};
 std::atomic<std::uint64_t> lane_groups[3] = {0, 0, 0};
 std::atomic<std::uint64_t> lane_short_inserts{0}, lane_double_pairs{0};
-std::atomic<std::uint64_t> row_slides{0};
+std::atomic<std::uint64_t> row_slides{0}, slot_id_rows{0};
 
 using list_detail::GatherBuffers;
 using list_detail::RowCopy;
@@ -146,7 +146,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
   ex.parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
     std::vector<FlockSums<Real>> lane_out;
     std::vector<std::uint8_t> direct;  // 1: the boid's sums came from the lane kernel
-    std::uint64_t n_lane = 0, n_unsettled = 0, n_groups[5] = {0, 0, 0, 0, 0};
+    std::uint64_t n_lane = 0, n_unsettled = 0, n_groups[5] = {0, 0, 0, 0, 0}, n_slot_id_rows = 0;
     GatherBuffers<Real> buf;
     std::vector<std::uint32_t> pick, ids;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id;
@@ -312,9 +312,11 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
         }
       }
       if (!topo) continue;
-      if (lane_finish && any_direct)
+      if (lane_finish && any_direct) {
         lane_finish(gin, lrow, lst, row_first, row_last - row_first, m.list.topo_k, kp_seen,
                     sums.data());
+        n_slot_id_rows += slot_ids ? 1u : 0u;
+      }
       if (sum_fn && staged) {
         if (!any_direct) {
           sum_fn(stage.view(), row_last - row_first, m.kind[0], sums.data());
@@ -342,6 +344,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
     lane_short_inserts.fetch_add(n_groups[3], std::memory_order_relaxed);
     lane_double_pairs.fetch_add(n_groups[4], std::memory_order_relaxed);
     row_slides.fetch_add(rc.slid, std::memory_order_relaxed);
+    slot_id_rows.fetch_add(n_slot_id_rows, std::memory_order_relaxed);
   });
 }
 
@@ -353,6 +356,7 @@ std::uint64_t list_own_grid_lane_boids() noexcept { return own_grid_lane_boids.l
 std::uint64_t list_lane_boids() noexcept { return lane_boids.load(); }
 std::uint64_t list_lane_unsettled() noexcept { return lane_unsettled.load(); }
 std::uint64_t list_row_copy_slides() noexcept { return row_slides.load(); }
+std::uint64_t list_row_finish_slot_ids() noexcept { return slot_id_rows.load(); }
 std::uint64_t list_lane_groups(int boids) noexcept {
   return lane_groups[boids == 4 ? 0 : boids == 2 ? 1 : 2].load();
 }
