@@ -137,6 +137,9 @@ struct LaneCell {
   /// check).
   const LaneStage* stage = nullptr;
   std::uint32_t row_off = 0;
+  /// Float on AVX2 / AVX-512 with a stage: the ids by slot (cslot's index space), for the row
+  /// finish, which then needs no ids in the copy (`id` unused); null: the copy's ids.
+  const std::uint32_t* slot_id = nullptr;
 };
 
 /// Candidates a lane kernel's range may hold (a candidate's index is kept in a key's low bits).

@@ -34,7 +34,10 @@ inline __m256 load8(const float* base, const std::uint32_t* ix) {
                         base[ix[5]], base[ix[6]], base[ix[7]]);
 }
 
-template <int D, WrapMode WM, int S, int KC>
+// BS: the ids by slot (LaneCell::slot_id; the copy has none): the sort carries the slots, not
+// the copy indices, and the positions come from the store (the same values: the lane kernel's
+// copy never shifts images).
+template <int D, WrapMode WM, int S, int KC, bool BS>
 void row_finish8(const GatherInput<float>& in, const LaneCell<float>& c, const LaneStage& st,
                  std::uint32_t row_first, std::uint32_t count, int k_in,
                  const KindParams<float>& kp, FlockSums<float>* out) {
@@ -64,7 +67,15 @@ void row_finish8(const GatherInput<float>& in, const LaneCell<float>& c, const L
                                          st.q + std::size_t(t) * st.stride + b)));
       alignas(32) std::uint32_t qa[8];
       _mm256_store_si256(reinterpret_cast<__m256i*>(qa), qv[t]);
-      const __m256i id = load8i(c.id, qa);
+      __m256i id;
+      if constexpr (BS) {
+        alignas(32) std::uint32_t ja[8];
+        for (int l = 0; l < 8; ++l) ja[l] = c.cslot[qa[l]];
+        qv[t] = _mm256_load_si256(reinterpret_cast<const __m256i*>(ja));
+        id = load8i(c.slot_id, ja);
+      } else {
+        id = load8i(c.id, qa);
+      }
       iv[t] = _mm256_blendv_ps(inf, _mm256_castsi256_ps(id), _mm256_castsi256_ps(in_n));
     }
 #if defined(__GNUC__) && !defined(__clang__)
@@ -110,11 +121,15 @@ void row_finish8(const GatherInput<float>& in, const LaneCell<float>& c, const L
         const __m256i vi = _mm256_cmpgt_epi32(n, _mm256_set1_epi32(t));
         const __m256 valid = _mm256_castsi256_ps(vi);
         alignas(32) std::uint32_t qa[8], ja[8];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(qa), qv[t]);
-        for (int l = 0; l < 8; ++l) ja[l] = c.cslot[qa[l]];
+        if constexpr (BS) {
+          _mm256_store_si256(reinterpret_cast<__m256i*>(ja), qv[t]);
+        } else {
+          _mm256_store_si256(reinterpret_cast<__m256i*>(qa), qv[t]);
+          for (int l = 0; l < 8; ++l) ja[l] = c.cslot[qa[l]];
+        }
         __m256 d[3], vj[3];
         for (int a = 0; a < D; ++a) {
-          __m256 x = _mm256_sub_ps(load8(c.cp[a], qa), pi[a]);
+          __m256 x = _mm256_sub_ps(BS ? load8(in.p[a], ja) : load8(c.cp[a], qa), pi[a]);
           if constexpr (WM == WrapMode::min_image && WR) {
             const __m256 tt = _mm256_mul_ps(x, inv);
             const __m256 w = _mm256_add_ps(
@@ -172,10 +187,16 @@ template <int D, WrapMode WM, int S>
 void lane_row_finish(const GatherInput<float>& in, const LaneCell<float>& c, const LaneStage& st,
                      std::uint32_t row_first, std::uint32_t count, int k,
                      const KindParams<float>& kp, FlockSums<float>* out) {
-  if (k == S - 1)
-    row_finish8<D, WM, S, S - 1>(in, c, st, row_first, count, k, kp, out);
-  else
-    row_finish8<D, WM, S, 0>(in, c, st, row_first, count, k, kp, out);
+  if (c.slot_id) {
+    if (k == S - 1)
+      row_finish8<D, WM, S, S - 1, true>(in, c, st, row_first, count, k, kp, out);
+    else
+      row_finish8<D, WM, S, 0, true>(in, c, st, row_first, count, k, kp, out);
+  } else if (k == S - 1) {
+    row_finish8<D, WM, S, S - 1, false>(in, c, st, row_first, count, k, kp, out);
+  } else {
+    row_finish8<D, WM, S, 0, false>(in, c, st, row_first, count, k, kp, out);
+  }
 }
 
 }  // namespace

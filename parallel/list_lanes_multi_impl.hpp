@@ -192,7 +192,7 @@ struct Lanes16 {  // AVX-512 (F only: the float bit operations go through the in
 // boid's count and its k nearest's copy indices into the stage, for the row's finish.
 template <WrapMode WM, int S>
 std::uint32_t stage_group(const LaneCell<float>& c, int k, std::uint32_t g0, int lanes,
-                          const __m128* kv, FlockSums<float>* out) {
+                          const __m128* kv) {
   constexpr std::uint32_t kIdx = kLaneMaxRange - 1;
   const __m128 inf = _mm_set1_ps(std::numeric_limits<float>::infinity());
   const __m128i idx = _mm_set1_epi32(int(kIdx)), high = _mm_set1_epi32(int(~kIdx));
@@ -203,21 +203,21 @@ std::uint32_t stage_group(const LaneCell<float>& c, int k, std::uint32_t g0, int
       _mm_castps_si128(_mm_cmpeq_ps(kv[k], inf)),
       _mm_cmpeq_epi32(_mm_and_si128(_mm_castps_si128(kv[k - 1]), high), _mm_and_si128(kk, high)));
   bad = _mm_or_si128(bad, _mm_cmpgt_epi32(_mm_setr_epi32(0, 1, 2, 3), _mm_set1_epi32(lanes - 1)));
-  alignas(16) std::int32_t nl[4];
-  _mm_store_si128(reinterpret_cast<__m128i*>(nl), _mm_or_si128(n, bad));  // -1: not settled
+  const __m128i nl = _mm_or_si128(n, bad);  // -1: not settled
   const LaneStage& st = *c.stage;
   const std::int32_t wrap = WM == WrapMode::min_image
                                 ? std::int32_t(c.wrap_axis[0]) | std::int32_t(c.wrap_axis[1]) << 1 |
                                       std::int32_t(c.wrap_axis[2]) << 2
                                 : 0;
   const std::uint32_t rb = c.row_off + g0;
-  std::uint32_t unsettled = 0;
-  for (int l = 0; l < lanes; ++l) {
-    st.n[rb + std::uint32_t(l)] = nl[l];
-    st.wrap[rb + std::uint32_t(l)] = wrap;
-    out[g0 + std::uint32_t(l)].k = nl[l];
-    unsettled += nl[l] < 0 ? 1u : 0u;
-  }
+  // The 4 lanes' counts and seam bits at once, as the indices below (the lanes past `lanes`
+  // hold -1, which their own group overwrites or which stays the stage's "not the kernel's").
+  // The FlockSums' k is not written: with a stage, the callers read n (list_step.cpp,
+  // parallel/list_fine_step.hpp).
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(st.n + rb), nl);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(st.wrap + rb), _mm_set1_epi32(wrap));
+  const std::uint32_t unsettled = std::uint32_t(
+      std::popcount(unsigned(_mm_movemask_ps(_mm_castsi128_ps(nl))) & ((1u << lanes) - 1u)));
   // All 4 lanes' indices at once: the places past `lanes` belong to boids later in the row
   // (the stage's stride has 8 places of slack past the row's last boid), which their own
   // group overwrites, or which n marks as not the kernel's (the row finish masks them).
@@ -228,11 +228,11 @@ std::uint32_t stage_group(const LaneCell<float>& c, int k, std::uint32_t g0, int
   return unsettled;
 }
 
-// Boids g0 .. g0 + lanes of the cell (lanes <= G) as a group of G x C; their sums into
-// out[g0 ..]; returns how many were not settled.
+// Boids g0 .. g0 + lanes of the cell (lanes <= G) as a group of G x C, staged for the row's
+// finish; returns how many were not settled.
 template <class L, int D, WrapMode WM, int S, int G>
 std::uint32_t lane_group(const GatherInput<float>& in, const LaneCell<float>& c, int k,
-                         std::uint32_t g0, int lanes, FlockSums<float>* out) {
+                         std::uint32_t g0, int lanes) {
   using F = typename L::F;
   using I = typename L::I;
   using K = typename L::K;
@@ -260,7 +260,12 @@ std::uint32_t lane_group(const GatherInput<float>& in, const LaneCell<float>& c,
     sl[l] = c.bslot ? c.bslot[b] : c.first + b;
     r2l[l] = l < lanes ? (c.r2 ? c.r2[b] : in.radius2) : -1.0f;  // -1: sees nothing
   }
-  auto four = [&](const float* x) { return _mm_setr_ps(x[sl[0]], x[sl[1]], x[sl[2]], x[sl[3]]); };
+  // (A full group of the row pass's store: its 4 boids' slots are consecutive, one load.)
+  const bool consecutive = lanes == 4 && !c.bslot;
+  auto four = [&](const float* x) {
+    return consecutive ? _mm_loadu_ps(x + sl[0])
+                       : _mm_setr_ps(x[sl[0]], x[sl[1]], x[sl[2]], x[sl[3]]);
+  };
   F pi[D], vv[D];
   for (int a = 0; a < D; ++a) {
     pi[a] = L::template spread<C>(four(in.p[a]));
@@ -351,27 +356,27 @@ std::uint32_t lane_group(const GatherInput<float>& in, const LaneCell<float>& c,
   if constexpr (C >= 16) merge.template operator()<8>();
   __m128 kv[S];
   for (int t = 0; t < S; ++t) kv[t] = L::template boids4<C>(key[t]);
-  return stage_group<WM, S>(c, k, g0, lanes, kv, out);
+  return stage_group<WM, S>(c, k, g0, lanes, kv);
 }
 
 // A cell's boids in groups: of 4 while 3 or more are left, then of 2 or 1.
 template <class L, int D, WrapMode WM, int S>
 std::uint32_t lane_multi_cell(const GatherInput<float>& in, const LaneCell<float>& c, int k,
-                              const KindParams<float>&, FlockSums<float>* out) {
+                              const KindParams<float>&, FlockSums<float>*) {
   std::uint32_t unsettled = 0, g0 = 0;
   while (g0 < c.count) {
     const std::uint32_t rest = c.count - g0;
     if (rest >= 3) {
       const int lanes = rest < 4 ? int(rest) : 4;
-      unsettled += lane_group<L, D, WM, S, 4>(in, c, k, g0, lanes, out);
+      unsettled += lane_group<L, D, WM, S, 4>(in, c, k, g0, lanes);
       if (c.groups) ++c.groups[0];
       g0 += std::uint32_t(lanes);
     } else if (rest == 2) {
-      unsettled += lane_group<L, D, WM, S, 2>(in, c, k, g0, 2, out);
+      unsettled += lane_group<L, D, WM, S, 2>(in, c, k, g0, 2);
       if (c.groups) ++c.groups[1];
       g0 += 2;
     } else {
-      unsettled += lane_group<L, D, WM, S, 1>(in, c, k, g0, 1, out);
+      unsettled += lane_group<L, D, WM, S, 1>(in, c, k, g0, 1);
       if (c.groups) ++c.groups[2];
       g0 += 1;
     }

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "core/neighbour_list.hpp"
@@ -18,7 +19,7 @@ std::atomic<std::uint64_t> own_grid_steps{0}, own_grid_fallbacks{0}, own_grid_la
 std::atomic<std::uint64_t> lane_boids{0}, lane_unsettled{0};
 std::atomic<std::uint64_t> lane_groups[3] = {0, 0, 0};
 std::atomic<std::uint64_t> lane_short_inserts{0}, lane_double_pairs{0};
-std::atomic<std::uint64_t> row_slides{0};
+std::atomic<std::uint64_t> row_slides{0}, slot_id_rows{0};
 
 using list_detail::GatherBuffers;
 using list_detail::RowCopy;
@@ -139,10 +140,13 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
       lane_fn ? list_detail::select_lane_finish_fn<Real>(
                     m.isa, D, mode == WrapMode::min_image || wrap_copy, m.list.topo_k)
               : nullptr;
+  // Float's row finish (AVX2 / AVX-512) reads the ids through the slots it needs anyway: the row
+  // copy then carries no ids (a fifth of its arrays; LaneCell::slot_id). Double's keeps them.
+  const bool slot_ids = std::is_same_v<Real, float> && lane_finish != nullptr;
   ex.parallel_for(g.nrows(), 1, [&](std::size_t b, std::size_t e) {
     std::vector<FlockSums<Real>> lane_out;
     std::vector<std::uint8_t> direct;  // 1: the boid's sums came from the lane kernel
-    std::uint64_t n_lane = 0, n_unsettled = 0, n_groups[5] = {0, 0, 0, 0, 0};
+    std::uint64_t n_lane = 0, n_unsettled = 0, n_groups[5] = {0, 0, 0, 0, 0}, n_slot_id_rows = 0;
     GatherBuffers<Real> buf;
     std::vector<std::uint32_t> pick, ids;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> by_id;
@@ -176,14 +180,41 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
         lst.wrap = lane_wrap.data();
         lst.q = lane_q.data();
       }
-      const bool copied = rc.build(g, wrap_copy ? WrapMode::min_image : mode, std::uint32_t(row), D,
-                                   lane_fn ? in.id.data() : nullptr, std::uint32_t(in.id.size()));
+      const bool copied =
+          rc.build(g, wrap_copy ? WrapMode::min_image : mode, std::uint32_t(row), D,
+                   lane_fn && !slot_ids ? in.id.data() : nullptr, std::uint32_t(in.id.size()));
+      // The store rows the next row's stencil takes new (its last y row), prefetched into L2 a
+      // row ahead: their positions and ids for its copy, their velocities for its finish. Read
+      // scattered over 3 rows' streams a few elements per column, the first touch of each line
+      // in the step was where the copy and the finish waited (perf).
+      if (lane_finish && row + 1 < e) {
+        const int y = int(row % std::size_t(g.n[1])), z = int(row / std::size_t(g.n[1]));
+        int yy = y + g.reach[1] + 1;
+        if (yy >= g.n[1] && g.wrap != WrapMode::none) yy -= g.n[1];
+        for (int dz = -g.reach[2]; dz <= g.reach[2] && yy < g.n[1]; ++dz) {
+          int zz = z + dz;
+          if (zz < 0 || zz >= g.n[2]) {
+            if (g.wrap == WrapMode::none) continue;
+            zz = zz < 0 ? zz + g.n[2] : zz - g.n[2];
+          }
+          const std::uint32_t r0 = std::uint32_t(g.n[0]) * std::uint32_t(yy + g.n[1] * zz);
+          const std::uint32_t s1 = g.cell_start[r0 + std::uint32_t(g.n[0])];
+          for (std::uint32_t j = g.cell_start[r0]; j < s1; j += 64 / sizeof(Real)) {
+            for (int c = 0; c < D; ++c) {
+              __builtin_prefetch(g.p[c] + j, 0, 2);
+              __builtin_prefetch(in.v[c].data() + j, 0, 2);
+            }
+            __builtin_prefetch(in.id.data() + j, 0, 2);
+          }
+        }
+      }
       if (lane_fn) {  // the lane kernel's row fields
         for (int c = 0; c < D; ++c) lrow.cp[c] = rc.p.data() + std::size_t(c) * rc.stride;
         lrow.cslot = rc.slot.data();
         lrow.id = rc.id.data();
         lrow.groups = n_groups;
         if (lane_finish) lrow.stage = &lst;
+        lrow.slot_id = slot_ids ? in.id.data() : nullptr;
       }
       // Boid rb's sums came from the lane kernel.
       auto is_direct = [&](std::uint32_t rb) {
@@ -281,9 +312,11 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
         }
       }
       if (!topo) continue;
-      if (lane_finish && any_direct)
+      if (lane_finish && any_direct) {
         lane_finish(gin, lrow, lst, row_first, row_last - row_first, m.list.topo_k, kp_seen,
                     sums.data());
+        n_slot_id_rows += slot_ids ? 1u : 0u;
+      }
       if (sum_fn && staged) {
         if (!any_direct) {
           sum_fn(stage.view(), row_last - row_first, m.kind[0], sums.data());
@@ -311,6 +344,7 @@ void list_rows(const ModelParams<Real>& m, const StepContext<Real>& ctx, const G
     lane_short_inserts.fetch_add(n_groups[3], std::memory_order_relaxed);
     lane_double_pairs.fetch_add(n_groups[4], std::memory_order_relaxed);
     row_slides.fetch_add(rc.slid, std::memory_order_relaxed);
+    slot_id_rows.fetch_add(n_slot_id_rows, std::memory_order_relaxed);
   });
 }
 
@@ -322,6 +356,7 @@ std::uint64_t list_own_grid_lane_boids() noexcept { return own_grid_lane_boids.l
 std::uint64_t list_lane_boids() noexcept { return lane_boids.load(); }
 std::uint64_t list_lane_unsettled() noexcept { return lane_unsettled.load(); }
 std::uint64_t list_row_copy_slides() noexcept { return row_slides.load(); }
+std::uint64_t list_row_finish_slot_ids() noexcept { return slot_id_rows.load(); }
 std::uint64_t list_lane_groups(int boids) noexcept {
   return lane_groups[boids == 4 ? 0 : boids == 2 ? 1 : 2].load();
 }

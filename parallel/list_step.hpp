@@ -55,6 +55,9 @@ std::uint64_t list_lane_double_pairs() noexcept;
 /// x-rows of the row pass whose stencil copy reused the previous row's (RowCopy::slide,
 /// parallel/list_row_copy.hpp), since the program started: for the tests.
 std::uint64_t list_row_copy_slides() noexcept;
+/// x-rows of the row pass whose float row finish read the ids through the slots, their copy
+/// carrying none (LaneCell::slot_id; AVX2 and AVX-512), since the program started: for the tests.
+std::uint64_t list_row_finish_slot_ids() noexcept;
 
 extern template void list_step<float>(const ModelParams<float>&, const StepContext<float>&,
                                       const GridView<float>&, const BoidStore<float>&,

@@ -75,6 +75,7 @@ TEST_CASE("topological: the lane kernel settles boids, naive = grid bit for bit"
         for (int g = 0; g < 3; ++g) groups[g] = boids::list_lane_groups(4 >> g);
         const std::uint64_t short_inserts = boids::list_lane_short_inserts();
         const std::uint64_t double_pairs = boids::list_lane_double_pairs();
+        const std::uint64_t slot_id_rows = boids::list_row_finish_slot_ids();
         CHECK(hash(boids::EngineKind::grid, threads) == naive);
         // The kernel runs on every instruction set: one boid per lane of at most 4 (double on
         // AVX-512 on AVX2's packs), and for float on AVX2 and AVX-512 in groups of 4, 2 and 1
@@ -105,6 +106,12 @@ TEST_CASE("topological: the lane kernel settles boids, naive = grid bit for bit"
                 std::uint64_t(steps - 1) * cs.count / 8);
         else
           CHECK(boids::list_lane_double_pairs() == double_pairs);
+        // That kernel's row finish reads the ids through the slots (the row copy carries none):
+        // more than one x-row per step.
+        if (multi)
+          CHECK(boids::list_row_finish_slot_ids() - slot_id_rows > std::uint64_t(steps));
+        else
+          CHECK(boids::list_row_finish_slot_ids() == slot_id_rows);
         for (int g = 0; g < 3; ++g) {
           INFO("groups of " << (4 >> g));
           if (multi)
