@@ -18,8 +18,8 @@ namespace boids {
 template <class Real>
 class GridRowSource {
  public:
-  /// grid_shared_cells(): the next step's cell list, built now if need be.
-  virtual bool shared_cells(SharedCells<Real>& out) = 0;
+  /// grid_shared_cells(): the next step's cell list, built now if need be (and `build`).
+  virtual bool shared_cells(SharedCells<Real>& out, bool build) = 0;
   /// grid_request_row(): keep the next step's input (and its counts, where it can).
   virtual bool request_row() = 0;
   /// grid_taken_row(): what the last step kept.
