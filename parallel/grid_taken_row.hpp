@@ -11,6 +11,7 @@
 #include "core/kernels.hpp"
 #include "parallel/cell_list.hpp"
 #include "parallel/grid_engine.hpp"
+#include "parallel/huge_alloc.hpp"
 
 namespace boids {
 
@@ -115,8 +116,8 @@ class TakenRowKeeper {
  private:
   bool requested_ = false, valid_ = false, fused_ = false;
   std::uint64_t step_ = 0;
-  std::vector<std::int32_t> k_;
-  std::vector<Real> nn_;
+  HugeVector<std::int32_t> k_;  // huge pages where allowed (parallel/huge_alloc.hpp)
+  HugeVector<Real> nn_;
 };
 
 }  // namespace boids

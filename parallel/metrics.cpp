@@ -220,7 +220,7 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
       s.sv[c].resize(velocities ? n + kPairPad : 0);
     }
     {
-      std::vector<std::uint32_t>& fill = s.size;  // reused as the scatter cursor
+      HugeVector<std::uint32_t>& fill = s.size;  // reused as the scatter cursor
       fill.assign(s.start.begin(), s.start.end() - 1);
       for (std::size_t r = 0; r < total; ++r) {
         const std::uint32_t cell = s.cell[r];
@@ -345,7 +345,7 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
   }
   // Pass C: the pairs, over the cell list built above.
   if (s.parent_cap < n) {  // padded: the pair pass reads whole batches of entries
-    s.parent.reset(new std::atomic<std::uint32_t>[n + kPairPad]);
+    s.parent = make_huge_array<std::atomic<std::uint32_t>>(n + kPairPad);
     s.parent_cap = n;
   }
   for (std::size_t i = n; i < n + kPairPad; ++i) s.parent[i].store(0, std::memory_order_relaxed);
