@@ -241,7 +241,8 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
   // reads (cells of edge >= the radius, searched one cell out, in cell order), so it serves
   // the pair pass as it is and is built once for both (parallel/grid_engine.hpp). For a state
   // no step will follow (`last`, compute_final) it is used only when built already: the
-  // engine's build (ids sorted per cell, every column gathered) costs more than own_cells().
+  // engine's build (ids sorted per cell, every column gathered) costs more than own_cells()
+  // once its buffers are warm (docs/metrics.md: a run's first own list is about even).
   SharedCells<Real> sh;
   bool shared = false;
   if (tk) {
