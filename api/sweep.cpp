@@ -28,8 +28,8 @@ SweepRow run_job(const SweepDef& def, const SweepPlan& plan, std::size_t job, in
   World w = World::create(job_def(def, job_sets(def, plan, job, threads)));
   MetricsCalculator calc(threads);
   std::vector<double> samples[kSweepMetrics];
-  const auto sample = [&] {
-    const FlockMetrics m = calc.compute(w, def.kind);
+  const auto sample = [&](bool last) {  // last: no step follows (compute_final)
+    const FlockMetrics m = last ? calc.compute_final(w, def.kind) : calc.compute(w, def.kind);
     const double v[kSweepMetrics] = {m.polarization,   m.milling,         m.mean_speed,
                                      m.mean_nnd,       m.mean_neighbours, double(m.clusters),
                                      m.largest_cluster};
@@ -37,7 +37,7 @@ SweepRow run_job(const SweepDef& def, const SweepPlan& plan, std::size_t job, in
   };
   long long t = 0;
   for (;;) {
-    if (t >= def.measure_from) sample();
+    if (t >= def.measure_from) sample(t == def.steps);
     if (t == def.steps) break;
     long long next = t < def.measure_from ? def.measure_from : t + def.measure_every;
     next = std::min(next, def.steps);

@@ -176,14 +176,16 @@ int run(RunOptions& o) {
   };
   // A row before a step is taken by that step (MetricsCalculator::defer: the counts and
   // nearest distances from its own kernel) and written after it; not under mpirun nor into
-  // an H5MD recording's observables (whose order would change), nor after the last step.
+  // an H5MD recording's observables (whose order would change), nor after the last step,
+  // whose row does not build the engine's cell list for a step that never comes
+  // (MetricsCalculator::compute_final).
   const bool can_defer = met && !dist && !h5rec;
   std::uint64_t pending = 0;  // the step count of a deferred row, + 1
   const auto row_now = [&](int done) {
     if (can_defer && done < o.steps && met->defer(world))
       pending = world.step_count() + 1;
     else
-      observe(met->row(world), world.step_count());
+      observe(met->row(world, done == o.steps), world.step_count());
   };
   if (met) row_now(0);
   // The batches depend on the options only, so every rank of a distributed run agrees.

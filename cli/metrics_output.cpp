@@ -63,8 +63,8 @@ MetricsOutput::~MetricsOutput() {
   }
 }
 
-FlockMetrics MetricsOutput::row(const World& world) {
-  const FlockMetrics m = calc_.compute(world, kind_);
+FlockMetrics MetricsOutput::row(const World& world, bool last) {
+  const FlockMetrics m = last ? calc_.compute_final(world, kind_) : calc_.compute(world, kind_);
   put(world.step_count(), world.def().dt, m);
   return m;
 }

@@ -42,8 +42,9 @@ class MetricsOutput {
   MetricsOutput(const MetricsOutput&) = delete;
   MetricsOutput& operator=(const MetricsOutput&) = delete;
 
-  /// Appends the row of the world's current state and returns its metrics.
-  FlockMetrics row(const World& world);
+  /// Appends the row of the world's current state and returns its metrics. `last`: no step
+  /// follows this state (MetricsCalculator::compute_final, the same bytes).
+  FlockMetrics row(const World& world, bool last = false);
   /// Asks the world's next step to measure the current state (MetricsCalculator::defer);
   /// false when it cannot (then row() now).
   bool defer(World& world);

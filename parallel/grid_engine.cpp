@@ -177,8 +177,9 @@ class GridEngine final : public EngineT<Real>, public GridRowSource<Real> {
   }
 
   // The flock metrics' hooks (parallel/grid_taken_row.hpp).
-  bool shared_cells(SharedCells<Real>& out) override {
+  bool shared_cells(SharedCells<Real>& out, bool build) override {
     if (cluster_path() || def_.cells_per_radius != 1) return false;
+    if (!cells_current_ && !build) return false;
     if (!cells_current_) build_cells();
     cells_current_ = true;
     return cells_shape(cells_, in_, m_.dims, out);

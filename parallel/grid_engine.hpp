@@ -34,9 +34,11 @@ struct SharedCells {
 /// state is the same, so are the bits). False, and `out` untouched, when `w` has no grid engine
 /// of this precision or its cells are not that shape (cluster order, cells_per_radius 2, an
 /// axis collapsed to one cell). Valid until the world is stepped or changed, or a view of it is
-/// taken (the id-order views reuse the cell order's id column).
+/// taken (the id-order views reuse the cell order's id column). With `build` false the list is
+/// only returned when it is built already (false otherwise): for a state no step will follow
+/// (MetricsCalculator::compute_final), whose own sort is cheaper than the engine's build.
 template <class Real>
-bool grid_shared_cells(const World& w, SharedCells<Real>& out);
+bool grid_shared_cells(const World& w, SharedCells<Real>& out, bool build = true);
 
 /// The flock metrics' row taken from a step (parallel/metrics.cpp, MetricsCalculator::defer):
 /// after grid_request_row(), the next step keeps its input (the state the request saw, in cell

@@ -7,13 +7,13 @@
 namespace boids {
 
 template <class Real>
-bool grid_shared_cells(const World& w, SharedCells<Real>& out) {
+bool grid_shared_cells(const World& w, SharedCells<Real>& out, bool build) {
   // The cell list is a cache of the state: building it changes nothing a caller can observe.
   auto* g = dynamic_cast<const GridRowSource<Real>*>(&engine_of(w));
-  return g && const_cast<GridRowSource<Real>*>(g)->shared_cells(out);
+  return g && const_cast<GridRowSource<Real>*>(g)->shared_cells(out, build);
 }
-template bool grid_shared_cells<float>(const World&, SharedCells<float>&);
-template bool grid_shared_cells<double>(const World&, SharedCells<double>&);
+template bool grid_shared_cells<float>(const World&, SharedCells<float>&, bool);
+template bool grid_shared_cells<double>(const World&, SharedCells<double>&, bool);
 
 bool grid_request_row(World& w) {
   if (auto* g = dynamic_cast<GridRowSource<float>*>(&engine_of(w))) return g->request_row();

@@ -11,6 +11,7 @@
 #include "core/kernels.hpp"
 #include "parallel/cell_list.hpp"
 #include "parallel/grid_engine.hpp"
+#include "parallel/huge_alloc.hpp"
 
 namespace boids {
 
@@ -18,8 +19,8 @@ namespace boids {
 template <class Real>
 class GridRowSource {
  public:
-  /// grid_shared_cells(): the next step's cell list, built now if need be.
-  virtual bool shared_cells(SharedCells<Real>& out) = 0;
+  /// grid_shared_cells(): the next step's cell list, built now if need be (and `build`).
+  virtual bool shared_cells(SharedCells<Real>& out, bool build) = 0;
   /// grid_request_row(): keep the next step's input (and its counts, where it can).
   virtual bool request_row() = 0;
   /// grid_taken_row(): what the last step kept.
@@ -115,8 +116,8 @@ class TakenRowKeeper {
  private:
   bool requested_ = false, valid_ = false, fused_ = false;
   std::uint64_t step_ = 0;
-  std::vector<std::int32_t> k_;
-  std::vector<Real> nn_;
+  HugeVector<std::int32_t> k_;  // huge pages where allowed (parallel/huge_alloc.hpp)
+  HugeVector<Real> nn_;
 };
 
 }  // namespace boids

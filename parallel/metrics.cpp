@@ -146,7 +146,7 @@ void fused_cells(Executor& ex, Scratch<Real>& s, const PairInput<Real>& in, cons
 
 template <class Real, int D>
 FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, int kind,
-                           const TakenRow<Real>* tk = nullptr) {
+                           const TakenRow<Real>* tk = nullptr, bool last = false) {
   const WorldDef& def = world.def();
   const auto* engine = dynamic_cast<const EngineT<Real>*>(&engine_of(world));
   if (!engine) throw Error("metrics: the world's precision does not match its engine");
@@ -220,7 +220,7 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
       s.sv[c].resize(velocities ? n + kPairPad : 0);
     }
     {
-      std::vector<std::uint32_t>& fill = s.size;  // reused as the scatter cursor
+      HugeVector<std::uint32_t>& fill = s.size;  // reused as the scatter cursor
       fill.assign(s.start.begin(), s.start.end() - 1);
       for (std::size_t r = 0; r < total; ++r) {
         const std::uint32_t cell = s.cell[r];
@@ -239,14 +239,17 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
   };
   // Kind 0 with the grid engine: its cell list of the current state is the one the next step
   // reads (cells of edge >= the radius, searched one cell out, in cell order), so it serves
-  // the pair pass as it is and is built once for both (parallel/grid_engine.hpp).
+  // the pair pass as it is and is built once for both (parallel/grid_engine.hpp). For a state
+  // no step will follow (`last`, compute_final) it is used only when built already: the
+  // engine's build (ids sorted per cell, every column gathered) costs more than own_cells()
+  // once its buffers are warm (docs/metrics.md: a run's first own list is about even).
   SharedCells<Real> sh;
   bool shared = false;
   if (tk) {
     sh = tk->cells;
     shared = kind == 0 && sh.cell_start != nullptr;
   } else {
-    shared = kind == 0 && grid_shared_cells<Real>(world, sh);
+    shared = kind == 0 && grid_shared_cells<Real>(world, sh, /*build=*/!last);
   }
   if (shared) {
     for (int a = 0; a < 3; ++a) {
@@ -343,7 +346,7 @@ FlockMetrics compute_typed(Executor& ex, Scratch<Real>& s, const World& world, i
   }
   // Pass C: the pairs, over the cell list built above.
   if (s.parent_cap < n) {  // padded: the pair pass reads whole batches of entries
-    s.parent.reset(new std::atomic<std::uint32_t>[n + kPairPad]);
+    s.parent = make_huge_array<std::atomic<std::uint32_t>>(n + kPairPad);
     s.parent_cap = n;
   }
   for (std::size_t i = n; i < n + kPairPad; ++i) s.parent[i].store(0, std::memory_order_relaxed);
@@ -439,18 +442,29 @@ MetricsCalculator::~MetricsCalculator() = default;
 MetricsCalculator::MetricsCalculator(MetricsCalculator&&) noexcept = default;
 MetricsCalculator& MetricsCalculator::operator=(MetricsCalculator&&) noexcept = default;
 
-FlockMetrics MetricsCalculator::compute(const World& world, int kind) {
+namespace {
+FlockMetrics compute_any(Executor& ex, Scratch<float>& f, Scratch<double>& d, const World& world,
+                         int kind, bool last) {
   if (kind < 0 || kind >= kKindCount) {
     throw Error("metrics kind: must be 0 (boids), 1 (predators) or 2 (leaders), got " +
                 std::to_string(kind));
   }
   const bool three = world.dims() == 3;
   if (world.precision() == Precision::f32) {
-    return three ? compute_typed<float, 3>(impl_->ex, impl_->f, world, kind)
-                 : compute_typed<float, 2>(impl_->ex, impl_->f, world, kind);
+    return three ? compute_typed<float, 3>(ex, f, world, kind, nullptr, last)
+                 : compute_typed<float, 2>(ex, f, world, kind, nullptr, last);
   }
-  return three ? compute_typed<double, 3>(impl_->ex, impl_->d, world, kind)
-               : compute_typed<double, 2>(impl_->ex, impl_->d, world, kind);
+  return three ? compute_typed<double, 3>(ex, d, world, kind, nullptr, last)
+               : compute_typed<double, 2>(ex, d, world, kind, nullptr, last);
+}
+}  // namespace
+
+FlockMetrics MetricsCalculator::compute(const World& world, int kind) {
+  return compute_any(impl_->ex, impl_->f, impl_->d, world, kind, false);
+}
+
+FlockMetrics MetricsCalculator::compute_final(const World& world, int kind) {
+  return compute_any(impl_->ex, impl_->f, impl_->d, world, kind, true);
 }
 
 bool MetricsCalculator::defer(World& world, int kind) {

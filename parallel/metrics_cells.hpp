@@ -13,6 +13,7 @@
 
 #include "boids/world_def.hpp"
 #include "core/model.hpp"
+#include "parallel/huge_alloc.hpp"
 #include "parallel/metrics_pairs.hpp"
 
 namespace boids::metrics_detail {
@@ -33,13 +34,15 @@ struct Grid {
 
 template <class Real>
 struct Scratch {
-  std::vector<Real> sp[3], sv[3];   // the selected boids in cell order, kPairPad longer
+  // The per-boid arrays in huge pages where the system allows (parallel/huge_alloc.hpp): a
+  // run's first row touches them all for the first time.
+  HugeVector<Real> sp[3], sv[3];    // the selected boids in cell order, kPairPad longer
   std::vector<std::size_t> offset;  // selected boids per block of slots
-  std::vector<std::uint32_t> cell;  // the cell of every slot of the store (or another kind)
+  HugeVector<std::uint32_t> cell;   // the cell of every slot of the store (or another kind)
   std::vector<std::uint32_t> start;
-  std::unique_ptr<std::atomic<std::uint32_t>[]> parent;
+  HugeArray<std::atomic<std::uint32_t>> parent;
   std::size_t parent_cap = 0;
-  std::vector<std::uint32_t> size;
+  HugeVector<std::uint32_t> size;
   std::vector<std::uint8_t> uniform;  // per cell, the link pass's
   std::vector<Partial> part;
   std::vector<PairSums> sums;

@@ -29,12 +29,12 @@ bool shares(const boids::World& w) {
   return w.precision() == boids::Precision::f32 ? shares<float>(w) : shares<double>(w);
 }
 
-FlockMetrics naive_metrics(const boids::World& w) {
+FlockMetrics naive_metrics(const boids::World& w, int kind = 0) {
   WorldDef n = w.def();
   n.engine = boids::EngineKind::naive;
   boids::World naive = boids::World::create(n);
   naive.set_state(w.state());
-  return boids::MetricsCalculator(1).compute(naive);
+  return boids::MetricsCalculator(1).compute(naive, kind);
 }
 
 WorldDef shared_def(int dims, Boundary bnd, boids::Precision prec, double view) {
@@ -119,6 +119,51 @@ TEST_CASE("metrics build their own cells where the engine's are not shared", "[m
   grid.step(2);
   CHECK(shares(grid));
   CHECK(boids::test::same_metrics(boids::MetricsCalculator(2).compute(grid), naive_metrics(grid)));
+}
+
+namespace {
+// The engine's cell list of the current state, only when it is built already.
+bool built(const boids::World& w) {
+  if (w.precision() == boids::Precision::f32) {
+    boids::SharedCells<float> c;
+    return boids::grid_shared_cells<float>(w, c, /*build=*/false);
+  }
+  boids::SharedCells<double> c;
+  return boids::grid_shared_cells<double>(w, c, /*build=*/false);
+}
+}  // namespace
+
+TEST_CASE("compute_final gives compute()'s bits without building the engine's cell list",
+          "[metrics][parallel]") {
+  WorldDef pred = shared_def(3, Boundary::wrap, boids::Precision::f32, 360);
+  pred.predators = 30;
+  for (const WorldDef& d : {shared_def(3, Boundary::wrap, boids::Precision::f32, 360),
+                            shared_def(2, Boundary::reflect, boids::Precision::f64, 360),
+                            shared_def(3, Boundary::open, boids::Precision::f32, 240), pred}) {
+    INFO("dims " << d.dims << " boundary " << int(d.boundary) << " predators " << d.predators);
+    boids::World w = boids::World::create(d);
+    boids::World without = boids::World::create(d);
+    w.step(2);
+    without.step(2);
+    boids::MetricsCalculator calc(2);
+    for (int kind : {0, 1}) {
+      if (kind == 1 && d.predators == 0) continue;
+      INFO("kind " << kind);
+      CHECK_FALSE(built(w));  // a step leaves the next state's cells unbuilt
+      const FlockMetrics f = calc.compute_final(w, kind);
+      CHECK(f.count == (kind == 0 ? d.count - d.predators : d.predators));  // count: all kinds
+      CHECK(f.mean_neighbours > 0);
+      CHECK_FALSE(built(w));  // the row sorted the boids itself
+      const FlockMetrics m = calc.compute(w, kind);
+      CHECK(built(w) == (kind == 0));  // compute() builds them for the next step (kind 0)
+      CHECK(boids::test::same_metrics(f, m));
+      CHECK(boids::test::same_metrics(calc.compute_final(w, kind), m));  // on the built list
+      CHECK(boids::test::same_metrics(f, naive_metrics(w, kind)));
+      w.step(1);  // the state goes on as without the rows
+      without.step(1);
+      CHECK(w.state_hash() == without.state_hash());
+    }
+  }
 }
 
 #ifdef BOIDS_CLI_PATH

@@ -48,6 +48,11 @@ class BOIDS_API MetricsCalculator {
   MetricsCalculator& operator=(MetricsCalculator&&) noexcept;
 
   FlockMetrics compute(const World& world, int kind = 0);
+  /// compute() for a state no step will follow (the last row of a run): the same bits, but
+  /// the grid engine's cell list is not built for a next step that never comes (compute()
+  /// builds it, and the next step reuses it; here the metrics sort the boids themselves, which
+  /// is cheaper when no step reuses the list). Any later step still runs correctly.
+  FlockMetrics compute_final(const World& world, int kind = 0);
 
   /// The fused row (docs/metrics.md): asks the world's next step to measure this state as it
   /// goes (the neighbour counts and nearest distances from the step's own kernel), for
