@@ -193,7 +193,6 @@ struct Kernel : KernelPairs<P, Real, D, WM, FV> {
         return FV || !(vi_len > Real(0));
       };
       auto clear = [&](Acc& a) {
-        a.n = 0;
         for (int u = 0; u < U; ++u) {
           a.k[u] = P::kzero();
           for (int c = 0; c < D; ++c) a.d[c][u] = a.v[c][u] = a.s[c][u] = P::splat(Real(0));

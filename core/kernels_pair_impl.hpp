@@ -6,7 +6,6 @@
 #pragma once
 
 #include <algorithm>
-#include <bit>
 #include <limits>
 
 #include <cstdint>
@@ -32,21 +31,10 @@ struct KernelPairs {
   // path by construction and equals the naive stepper's integer count (a float lane would stop
   // counting at 2^24 and depends on the reduction tree being the same everywhere).
   using K = typename P::K;
-  // With one 16-lane register per lane set (AVX-512 float) the count is a scalar: the
-  // popcount of the neighbour mask (an exact integer sum, like K's), which frees one vector
-  // register per boid of the sweep.
-  static constexpr bool kScalarCount = W == 16 && requires(M x) { x.mask(); };
   struct Acc {
     K k[U];
     B d[D][U], v[D][U], s[D][U];
-    std::int64_t n = 0;  // kScalarCount's count
   };
-  static inline void count(Acc& a, int u, M m) {
-    if constexpr (kScalarCount)
-      a.n += std::popcount(std::uint32_t(m.mask()));
-    else
-      a.k[u] = P::count_if(a.k[u], m);
-  }
 
   struct Boid {
     B p[D], vel[D];
@@ -129,7 +117,7 @@ struct KernelPairs {
         }
         if (hi - o < std::uint32_t(W)) m = P::and_(m, P::lane_lt(int(hi - o)));
         if (self - o < std::uint32_t(W)) m = P::and_(m, P::lane_ne(int(self - o)));
-        count(a, u, m);
+        a.k[u] = P::count_if(a.k[u], m);
         for (int c = 0; c < D; ++c) {
           a.d[c][u] = P::add_if(a.d[c][u], m, d[c]);
           a.v[c][u] = P::add_if(a.v[c][u], m, P::loadu(bv[c] + o));
@@ -214,7 +202,7 @@ struct KernelPairs {
       }
       if (hi - o < std::uint32_t(W)) m = P::and_(m, P::lane_lt(int(hi - o)));
       if (self - o < std::uint32_t(W)) m = P::and_(m, P::lane_ne(int(self - o)));
-      count(a, u, m);
+      a.k[u] = P::count_if(a.k[u], m);
       for (int c = 0; c < D; ++c) {
         a.d[c][u] = P::add_if(a.d[c][u], m, d[c]);
         a.v[c][u] = P::add_if(a.v[c][u], m, vc[c]);
@@ -275,9 +263,8 @@ struct KernelPairs {
   // integer count is added up exactly, in any order. Returns the count.
   static constexpr int Q = 3 * D;
   static inline std::int64_t reduce(const Acc& a, Real* out) {
-    std::int64_t count = a.n;
-    if constexpr (!kScalarCount)
-      for (int u = 0; u < U; ++u) count += P::ksum(a.k[u]);
+    std::int64_t count = 0;
+    for (int u = 0; u < U; ++u) count += P::ksum(a.k[u]);
     if constexpr (requires(const B(&y)[Q], Real* o) { P::template reduce_all<Q>(y, o); }) {
       // In registers: the steps h >= W add whole registers (lane l of register u meets lane
       // l + h in register u + h / W), then the pack runs the steps h < W on all Q sums
