@@ -47,17 +47,6 @@ namespace {
 constexpr std::size_t kBlock = 2048;
 constexpr double kTwoPi = 6.283185307179586476925286766559;
 
-// The table of the circular centre's sines (parallel/metrics_turn.hpp), built once.
-struct TurnTable {
-  double sin[metrics_detail::kTurnSize], cos[metrics_detail::kTurnSize];
-  TurnTable() {
-    for (int k = 0; k < metrics_detail::kTurnSize; ++k) {
-      sin[k] = std::sin(kTwoPi * k / metrics_detail::kTurnSize);
-      cos[k] = std::cos(kTwoPi * k / metrics_detail::kTurnSize);
-    }
-  }
-};
-
 using namespace metrics_detail;
 
 std::atomic<std::uint64_t> g_fused_rows{0}, g_fused_boids{0};

@@ -21,6 +21,18 @@ namespace {
 inline constexpr int kTurnSize = 1024;
 inline constexpr double kTurnTwoPi = 6.283185307179586476925286766559;
 
+// The table of the circular centre's sines and cosines, built once (by parallel/metrics.cpp)
+// and read by the lanes below.
+struct TurnTable {
+  double sin[kTurnSize], cos[kTurnSize];
+  TurnTable() {
+    for (int k = 0; k < kTurnSize; ++k) {
+      sin[k] = std::sin(kTurnTwoPi * k / kTurnSize);
+      cos[k] = std::cos(kTurnTwoPi * k / kTurnSize);
+    }
+  }
+};
+
 // sin and cos of 2*pi*u, with ts/tc the table.
 inline void turn_one(double u, const double* ts, const double* tc, double* sn, double* cs) {
   if (!(u >= 0 && u < 1)) u -= std::floor(u);  // positions lie in [0, L): rarely taken
